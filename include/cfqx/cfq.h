@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * CFQ v2 (Linux 2.6.10) rules as pure functions.  The BPF programs, the
+ * cfqx elevator and the Criterion tests all compile this same code, so the
+ * accounting the BPF side reports and the ordering the module enforces
+ * cannot drift apart.  No state, no allocation, no locks, bounded loops.
+ */
+#ifndef CFQX_CFQ_H
+#define CFQX_CFQ_H
+
+#include "cfqx.h"
+
+#define CFQX_SECTOR_SHIFT	9
+#define CFQX_NSEC_PER_MSEC	1000000ULL
+#define CFQX_NSEC_PER_SEC	1000000000ULL
+
+/* Service decay period: service_used is shifted right by 3 once a second. */
+#define CFQX_DECAY_PERIOD_NS	CFQX_NSEC_PER_SEC
+#define CFQX_DECAY_SHIFT	3
+
+/*
+ * Seek distance from @last (end sector of the previous dispatch) to a
+ * request starting at @s, by 2.6.10's cfq_choose_req(): forward seeks cost
+ * their length, backward seeks up to @back_max sectors cost
+ * @penalty times theirs, longer backward seeks are "wrapped" (served on the
+ * next sweep).  Returns the class; *dist is set for non-wrapped requests.
+ */
+static inline enum cfqx_seek cfqx_seek_class(__u64 last, __u64 s,
+					     __u64 back_max, __u32 penalty,
+					     __u64 *dist)
+{
+	if (s >= last) {
+		*dist = s - last;
+		return CFQX_SEEK_FORWARD;
+	}
+	if (s + back_max >= last) {
+		*dist = (last - s) * penalty;
+		return CFQX_SEEK_BACK_NEAR;
+	}
+	*dist = 0;
+	return CFQX_SEEK_BACK_FAR;
+}
+
+/* back_seek_max (KiB) in 512-byte sectors. */
+static inline __u64 cfqx_back_max_sectors(const struct cfqx_policy *p)
+{
+	return (__u64)p->back_seek_max * 2;
+}
+
+/*
+ * cfq_choose_req(): which of two requests at sectors @s1 and @s2 to serve
+ * next after @last.  Returns 1 for @s1, 2 for @s2.  Not wrapped beats
+ * wrapped; of two wrapped the lower sector wins (it comes first on the next
+ * sweep); otherwise the smaller distance wins; a tie goes to the higher
+ * sector.
+ */
+static inline int cfqx_choose_req(__u64 last, __u64 s1, __u64 s2,
+				  __u64 back_max, __u32 penalty)
+{
+	__u64 d1, d2;
+	bool w1, w2;
+
+	w1 = cfqx_seek_class(last, s1, back_max, penalty, &d1) ==
+		CFQX_SEEK_BACK_FAR;
+	w2 = cfqx_seek_class(last, s2, back_max, penalty, &d2) ==
+		CFQX_SEEK_BACK_FAR;
+
+	if (w1 != w2)
+		return w1 ? 2 : 1;
+	if (w1)
+		return s1 <= s2 ? 1 : 2;
+	if (d1 != d2)
+		return d1 < d2 ? 1 : 2;
+	return s1 >= s2 ? 1 : 2;
+}
+
+/*
+ * Decayed service: @used as of second @epoch, seen at second @now_epoch.
+ * Each whole period elapsed shifts it right by CFQX_DECAY_SHIFT.
+ */
+static inline __u64 cfqx_service_decay(__u64 used, __u64 epoch,
+				       __u64 now_epoch)
+{
+	__u64 periods;
+
+	if (now_epoch <= epoch)
+		return used;
+	periods = now_epoch - epoch;
+	if (periods * CFQX_DECAY_SHIFT >= 64)
+		return 0;
+	return used >> (periods * CFQX_DECAY_SHIFT);
+}
+
+static inline __u64 cfqx_epoch(__u64 now_ns)
+{
+	return now_ns / CFQX_DECAY_PERIOD_NS;
+}
+
+/*
+ * Admission (2.6.10 cfq_may_queue): how many requests a group may have
+ * allocated when @busy groups share @nr_requests: an equal share, but never
+ * below @queued (a group can always make progress) nor above @max_queued.
+ */
+static inline __u32 cfqx_queue_limit(__u32 nr_requests, __u32 busy,
+				     __u32 queued, __u32 max_queued)
+{
+	__u32 limit;
+
+	limit = busy ? nr_requests / busy : nr_requests;
+	if (limit < queued)
+		limit = queued;
+	if (limit > max_queued)
+		limit = max_queued;
+	return limit;
+}
+
+/*
+ * Budget: of each round's @quantum dispatches, a busy group is entitled to
+ * an equal share, in thousandths of a dispatch so shares stay exact enough
+ * for any realistic group count.
+ */
+static inline __u64 cfqx_entitled_milli(__u32 quantum, __u32 busy)
+{
+	return busy ? (__u64)quantum * 1000 / busy : 0;
+}
+
+/*
+ * A group is over budget when it has had at least a whole quantum more
+ * dispatches than it was entitled to: 2.6.10 lets a queue take up to
+ * quantum per round, so less than that is ordinary jitter.
+ */
+static inline bool cfqx_over_budget(__u64 got, __u64 entitled_milli,
+				    __u32 quantum)
+{
+	return got * 1000 > entitled_milli + (__u64)quantum * 1000;
+}
+
+/* FIFO deadline of a request in ns: sync reads/writes vs async writes. */
+static inline __u64 cfqx_fifo_expire_ns(const struct cfqx_policy *p,
+					bool sync)
+{
+	return (__u64)(sync ? p->fifo_expire_sync : p->fifo_expire_async) *
+		CFQX_NSEC_PER_MSEC;
+}
+
+/* log2 histogram slot of a duration in ns, bucketed by microseconds. */
+static inline __u32 cfqx_hist_slot(__u64 ns)
+{
+	__u64 us = ns / 1000;
+	__u32 slot = 0;
+	int i;
+
+	for (i = 0; i < CFQX_HIST_SLOTS - 1; i++) {
+		if (us <= 1)
+			break;
+		us >>= 1;
+		slot++;
+	}
+	return slot;
+}
+
+/* Lower bound in ns of histogram slot @slot (slot 0 covers 0..2us). */
+static inline __u64 cfqx_hist_slot_floor_ns(__u32 slot)
+{
+	return slot ? (1ULL << slot) * 1000 : 0;
+}
+
+/*
+ * Validate a policy value.  Returns 0 when every field is in range, else
+ * 1 + the index (offset / 4) of the first bad field, so callers can name
+ * it.  Used on map contents (BPF, module) and on user input alike.
+ */
+static inline int cfqx_policy_check(const struct cfqx_policy *p)
+{
+	if (p->group_by >= CFQX_BY_NR)
+		return 1;
+	if (p->quantum < 1 || p->quantum > CFQX_QUANTUM_MAX)
+		return 2;
+	if (p->queued < 1 || p->queued > CFQX_QUEUED_MAX)
+		return 3;
+	if (p->max_queued < p->queued || p->max_queued > CFQX_QUEUED_MAX)
+		return 4;
+	if (p->fifo_expire_sync < 1 ||
+	    p->fifo_expire_sync > CFQX_FIFO_EXPIRE_MAX)
+		return 5;
+	if (p->fifo_expire_async < 1 ||
+	    p->fifo_expire_async > CFQX_FIFO_EXPIRE_MAX)
+		return 6;
+	if (p->fifo_batch_expire < 1 ||
+	    p->fifo_batch_expire > CFQX_FIFO_EXPIRE_MAX)
+		return 7;
+	if (p->back_seek_max > CFQX_BACK_SEEK_MAX_MAX)
+		return 8;
+	if (p->back_seek_penalty < 1 ||
+	    p->back_seek_penalty > CFQX_BACK_SEEK_PENALTY_MAX)
+		return 9;
+	if (p->max_depth < 1 || p->max_depth > CFQX_MAX_DEPTH_MAX)
+		return 10;
+	if (p->slice_idle > CFQX_SLICE_IDLE_MAX)
+		return 11;
+	if (p->event_rate < 1 || p->event_rate > CFQX_EVENT_RATE_MAX)
+		return 12;
+	return 0;
+}
+
+#ifndef __VMLINUX_H__
+/* Names, for sysfs and the command line (not needed by BPF). */
+static const char *const cfqx_group_by_names[CFQX_BY_NR] = {
+	[CFQX_BY_TGID] = "tgid",
+	[CFQX_BY_PGID] = "pgid",
+	[CFQX_BY_UID] = "uid",
+	[CFQX_BY_GID] = "gid",
+	[CFQX_BY_CGROUP] = "cgroup",
+};
+
+/* Policy field names in layout order: cfqx_policy_check() - 1 indexes it. */
+static const char *const cfqx_policy_field_names[CFQX_POLICY_SIZE / 4] = {
+	"group_by", "quantum", "queued", "max_queued",
+	"fifo_expire_sync", "fifo_expire_async", "fifo_batch_expire",
+	"back_seek_max", "back_seek_penalty", "max_depth", "slice_idle",
+	"event_rate",
+};
+
+static const char *const cfqx_event_names[CFQX_EV_NR] = {
+	[CFQX_EV_POLICY] = "policy",
+	[CFQX_EV_BUSY] = "busy",
+	[CFQX_EV_IDLE] = "idle",
+	[CFQX_EV_STARVED] = "starved",
+	[CFQX_EV_DEADLINE] = "deadline",
+	[CFQX_EV_OVER_BUDGET] = "over_budget",
+};
+
+/* Parse a group_by name; returns the enum value or -1. */
+static inline int cfqx_group_by_parse(const char *s, unsigned long len)
+{
+	int i;
+	unsigned long j;
+
+	for (i = 0; i < CFQX_BY_NR; i++) {
+		const char *n = cfqx_group_by_names[i];
+
+		for (j = 0; j < len && n[j] && n[j] == s[j]; j++)
+			;
+		if (j == len && !n[j])
+			return i;
+	}
+	return -1;
+}
+#endif /* !__VMLINUX_H__ */
+
+#endif /* CFQX_CFQ_H */

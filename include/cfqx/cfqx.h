@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cfqx ABI: the one header shared by the BPF programs (bpf/), the cfqx
+ * elevator module (kmod/) and user space (user/, tests/).  Everything a
+ * second party reads or writes lives here: the policy map's byte layout,
+ * group keys, per-group statistics, event records, global counters, and
+ * map and pin names.  All multi-byte fields are host-endian (little endian
+ * on every machine cfqx runs on) and naturally aligned, with no implicit
+ * padding, so `bpftool map update` can write them byte by byte.
+ *
+ * Pure CFQ v2 math (seek distances, decay, admission, budget) is in
+ * cfqx/cfq.h, which includes this file.
+ */
+#ifndef CFQX_CFQX_H
+#define CFQX_CFQX_H
+
+#if defined(__VMLINUX_H__)
+/* BPF: vmlinux.h already provides __u8 .. __u64 and bool. */
+#elif defined(__KERNEL__)
+#include <linux/types.h>
+#else
+#include <linux/types.h>
+#include <stdbool.h>
+#endif
+
+/* Where cfqx lives in bpffs: maps in maps/, programs and links in progs/. */
+#define CFQX_PIN_ROOT		"/sys/fs/bpf/cfqx"
+#define CFQX_PIN_MAPS		CFQX_PIN_ROOT "/maps"
+#define CFQX_PIN_PROGS		CFQX_PIN_ROOT "/progs"
+
+/* ELF map names; bpftool's pinmaps pins each map under its name. */
+#define CFQX_MAP_POLICY		"policy"
+#define CFQX_MAP_GROUPS		"groups"
+#define CFQX_MAP_EVENTS		"events"
+#define CFQX_MAP_STATS		"stats"
+#define CFQX_MAP_DEVICES	"devices"
+
+/* ------------------------------------------------------------------ */
+/* Grouping key: what a "queue" is.  Values are the policy's group_by. */
+
+enum cfqx_group_by {
+	CFQX_BY_TGID	= 0,	/* thread group (process): 2.6.10 default */
+	CFQX_BY_PGID	= 1,	/* process group */
+	CFQX_BY_UID	= 2,	/* real user ID (2.6.10: current->uid) */
+	CFQX_BY_GID	= 3,	/* real group ID */
+	CFQX_BY_CGROUP	= 4,	/* cgroup v2 id: cfqx's addition */
+	CFQX_BY_NR,
+};
+
+/*
+ * The policy map: a BPF_MAP_TYPE_ARRAY with one entry (key 0, __u32).
+ * Its value is exactly this struct, 48 bytes, every field a host-endian
+ * __u32 at the offset shown.  The BPF programs read it on every request and
+ * the cfqx elevator on every decision; a write takes effect on the next
+ * request.  A value that fails cfqx_policy_check() is ignored (the previous
+ * good policy stays in force) and counted in CFQX_STAT_BAD_POLICY.
+ */
+struct cfqx_policy {
+	__u32 group_by;		/*  0: enum cfqx_group_by (tgid) */
+	__u32 quantum;		/*  4: requests per dispatch round (4) */
+	__u32 queued;		/*  8: requests a group may always hold (8) */
+	__u32 max_queued;	/* 12: cap of a group's share (64) */
+	__u32 fifo_expire_sync;	/* 16: ms, sync request deadline (500) */
+	__u32 fifo_expire_async;/* 20: ms, async request deadline (5000) */
+	__u32 fifo_batch_expire;/* 24: ms between FIFO checks (125) */
+	__u32 back_seek_max;	/* 28: KiB, longest backward seek (16384) */
+	__u32 back_seek_penalty;/* 32: backward distance multiplier (2) */
+	__u32 max_depth;	/* 36: cfqx: requests in flight at the device (4) */
+	__u32 slice_idle;	/* 40: cfqx: us to wait for a sync group (2000) */
+	__u32 event_rate;	/* 44: events/s per device, group and kind (10) */
+};
+
+#define CFQX_POLICY_SIZE	48
+
+/* 2.6.10 defaults, plus cfqx's own. */
+#define CFQX_DEF_QUANTUM		4
+#define CFQX_DEF_QUEUED			8
+#define CFQX_DEF_MAX_QUEUED		64
+#define CFQX_DEF_FIFO_EXPIRE_SYNC	500
+#define CFQX_DEF_FIFO_EXPIRE_ASYNC	5000
+#define CFQX_DEF_FIFO_BATCH_EXPIRE	125
+#define CFQX_DEF_BACK_SEEK_MAX		16384
+#define CFQX_DEF_BACK_SEEK_PENALTY	2
+#define CFQX_DEF_MAX_DEPTH		4
+#define CFQX_DEF_SLICE_IDLE		2000
+#define CFQX_DEF_EVENT_RATE		10
+
+#define CFQX_POLICY_DEFAULT {						\
+	.group_by = CFQX_BY_TGID,					\
+	.quantum = CFQX_DEF_QUANTUM,					\
+	.queued = CFQX_DEF_QUEUED,					\
+	.max_queued = CFQX_DEF_MAX_QUEUED,				\
+	.fifo_expire_sync = CFQX_DEF_FIFO_EXPIRE_SYNC,			\
+	.fifo_expire_async = CFQX_DEF_FIFO_EXPIRE_ASYNC,		\
+	.fifo_batch_expire = CFQX_DEF_FIFO_BATCH_EXPIRE,		\
+	.back_seek_max = CFQX_DEF_BACK_SEEK_MAX,			\
+	.back_seek_penalty = CFQX_DEF_BACK_SEEK_PENALTY,		\
+	.max_depth = CFQX_DEF_MAX_DEPTH,				\
+	.slice_idle = CFQX_DEF_SLICE_IDLE,				\
+	.event_rate = CFQX_DEF_EVENT_RATE,				\
+}
+
+/* Inclusive bounds of each policy field, checked by cfqx_policy_check(). */
+#define CFQX_QUANTUM_MAX		64
+#define CFQX_QUEUED_MAX			1024
+#define CFQX_FIFO_EXPIRE_MAX		600000	/* ms: 10 minutes */
+#define CFQX_BACK_SEEK_MAX_MAX		(1024 * 1024)	/* KiB: 1 GiB */
+#define CFQX_BACK_SEEK_PENALTY_MAX	64
+#define CFQX_MAX_DEPTH_MAX		1024
+#define CFQX_SLICE_IDLE_MAX		100000	/* us */
+#define CFQX_EVENT_RATE_MAX		1000000
+
+/* ------------------------------------------------------------------ */
+/* Groups: per device and group statistics, the "groups" hash map. */
+
+/* cfqx_group_key.flags */
+#define CFQX_GF_KTHREAD		0x1	/* submitted by a kernel thread with
+					 * no better owner (flusher writeback):
+					 * id is the kthread's tgid, shown as
+					 * its own group, never charged to a
+					 * user */
+
+struct cfqx_group_key {
+	__u32 dev;		/* kernel dev_t: major << 20 | minor */
+	__u16 group_by;		/* enum cfqx_group_by the id is under */
+	__u16 flags;		/* CFQX_GF_* */
+	__u64 id;		/* tgid, pgid, uid, gid or cgroup id */
+};
+
+#define CFQX_HIST_SLOTS		32	/* log2(us) buckets: 1us .. ~1h */
+
+enum cfqx_dir { CFQX_READ = 0, CFQX_WRITE = 1, CFQX_DIRS };
+
+enum cfqx_seek {
+	CFQX_SEEK_FORWARD = 0,	/* s >= last */
+	CFQX_SEEK_BACK_NEAR,	/* backward within back_seek_max */
+	CFQX_SEEK_BACK_FAR,	/* backward beyond it: "wrapped" */
+	CFQX_SEEKS,
+};
+
+/*
+ * Value of the "groups" map.  Counters only grow (since load) except the
+ * gauges marked so.  Updated with atomic adds from any CPU.
+ */
+struct cfqx_group_stats {
+	__u64 rqs[CFQX_DIRS];		/* completed requests */
+	__u64 bytes[CFQX_DIRS];		/* completed bytes */
+	__u64 errors;			/* completions with an error */
+	__u64 requeues;
+	__u64 merges;			/* bios merged into a request */
+	__u64 queued;			/* gauge: classified, not issued */
+	__u64 in_flight;		/* gauge: issued, not completed */
+	__u64 issued;			/* dispatches (issue events) */
+	__u64 qtime_hist[CFQX_HIST_SLOTS];	/* queue: submit->issue */
+	__u64 stime_hist[CFQX_HIST_SLOTS];	/* service: issue->complete */
+	__u64 max_lat_ns;		/* worst submit->complete */
+	__u64 service_used_ns;		/* CFQ v2, decayed >>3 per second */
+	__u64 service_epoch;		/* second of the last decay */
+	__u64 deadline_miss[CFQX_DIRS];	/* issued older than fifo_expire */
+	__u64 seeks[CFQX_SEEKS];	/* cfq_choose_req classes at issue */
+	__u64 entitled_milli;		/* fair dispatches, x1000 */
+	__u64 starved;			/* times unserved > fifo_expire_sync */
+	__u64 over_budget;		/* times over its share by a quantum */
+	__u64 first_seen_ns;
+	__u64 last_active_ns;		/* last submit, issue or complete */
+	__u64 oldest_queued_ns;		/* gauge: submit time of a waiting rq */
+	char comm[16];			/* last submitter's command name */
+};
+
+/* ------------------------------------------------------------------ */
+/* Events: records in the "events" BPF ring buffer. */
+
+enum cfqx_event_kind {
+	CFQX_EV_POLICY = 1,	/* policy switched: value = old, value2 = new
+				 * group_by */
+	CFQX_EV_BUSY,		/* group got its first queued request */
+	CFQX_EV_IDLE,		/* group's last request completed */
+	CFQX_EV_STARVED,	/* queued request unserved > fifo_expire_sync:
+				 * value = ns waited */
+	CFQX_EV_DEADLINE,	/* request issued past its FIFO deadline:
+				 * value = ns late, value2 = dir */
+	CFQX_EV_OVER_BUDGET,	/* group took more than its share by at least
+				 * a quantum: value = dispatches x1000 over */
+	CFQX_EV_NR,
+};
+
+struct cfqx_event {
+	__u16 kind;		/* enum cfqx_event_kind */
+	__u16 size;		/* sizeof(struct cfqx_event): record version */
+	__u32 dev;		/* kernel dev_t */
+	__u64 ts_ns;		/* bpf_ktime_get_ns() */
+	__u32 group_by;		/* key of id */
+	__u32 flags;		/* CFQX_GF_* */
+	__u64 id;
+	__u64 value;		/* kind specific, see above */
+	__u64 value2;
+	__u64 suppressed;	/* same dev/group/kind events dropped by the
+				 * BPF rate limit since the previous one */
+	char comm[16];
+};
+
+/* ------------------------------------------------------------------ */
+/* Global counters: the "stats" per-CPU array, summed by user space. */
+
+enum cfqx_stat {
+	CFQX_STAT_EVENTS,		/* events written to the ring buffer */
+	CFQX_STAT_RB_DROPS,		/* bpf_ringbuf_reserve() failures */
+	CFQX_STAT_RATELIMITED,		/* events suppressed by event_rate */
+	CFQX_STAT_GROUPS_FULL,		/* groups map full: request uncounted */
+	CFQX_STAT_INFLIGHT_FULL,	/* in-flight map full */
+	CFQX_STAT_UNMATCHED,		/* issue/complete of an unknown rq */
+	CFQX_STAT_BAD_POLICY,		/* policy value rejected */
+	CFQX_STAT_NR,
+};
+
+/* Kernel dev_t <-> major/minor, usable on all three sides. */
+#define CFQX_MINORBITS		20
+#define CFQX_MKDEV(ma, mi)	(((__u32)(ma) << CFQX_MINORBITS) | (__u32)(mi))
+#define CFQX_MAJOR(dev)		((__u32)(dev) >> CFQX_MINORBITS)
+#define CFQX_MINOR(dev)		((__u32)(dev) & ((1U << CFQX_MINORBITS) - 1))
+
+#endif /* CFQX_CFQX_H */
