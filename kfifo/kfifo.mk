@@ -25,3 +25,21 @@ $(LIBKFIFO_SO): $(KFIFO_OBJS)
 kfifo: $(LIBKFIFO_A) $(LIBKFIFO_SO)
 
 ALL += $(LIBKFIFO_A) $(LIBKFIFO_SO)
+
+# make bench-kfifo: the two-core kfifo benchmark (bench/kfifo/bench.c, with
+# the moodycamel queue in a small C++ translation unit).
+KFIFO_BENCH := $(BUILD)/bench/kfifo-bench
+
+$(BUILD)/bench/rwq.o: $(ROOT)/bench/kfifo/rwq.cpp | deps
+	$(call msg,CXX,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -DNDEBUG -c $< -o $@
+
+$(KFIFO_BENCH): $(ROOT)/bench/kfifo/bench.c $(BUILD)/bench/rwq.o $(LIBKFIFO_A) | deps
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(USER_CFLAGS) -o $@ $< $(BUILD)/bench/rwq.o $(LIBKFIFO_A) \
+		-lck -lstdc++ -pthread
+
+.PHONY: bench-kfifo
+bench-kfifo: $(KFIFO_BENCH)
+	$(Q)$(KFIFO_BENCH)

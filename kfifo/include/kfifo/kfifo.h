@@ -99,7 +99,7 @@ struct __kfifo {
 #define __STRUCT_KFIFO(type, size, recsize, ptrtype) \
 { \
 	__STRUCT_KFIFO_COMMON(type, recsize, ptrtype); \
-	type	buf[((size) < 2 || ((size) & ((size) - 1))) ? -1 : (size)]; \
+	type	buf[((size) < 2 || ((size) & ((size) - 1))) ? -1 : (long)(size)]; \
 }
 
 #define STRUCT_KFIFO(type, size) \
