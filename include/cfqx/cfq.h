@@ -135,6 +135,59 @@ static inline bool cfqx_over_budget(__u64 got, __u64 entitled_milli,
 	return got * 1000 > entitled_milli + (__u64)quantum * 1000;
 }
 
+/*
+ * The budget view as a virtual clock: each dispatch on a device entitles
+ * every busy group to 1/busy of it (cfqx_entitled_milli() with a quantum
+ * of one).  The device sums that in share_milli; a busy group's
+ * entitlement is what it had banked plus how far the sum moved since it
+ * became busy.
+ */
+static inline __u64 cfqx_dispatch_share_milli(__u32 busy)
+{
+	return cfqx_entitled_milli(1, busy);
+}
+
+static inline __u64 cfqx_group_entitled_milli(__u64 banked, __u64 busy_base,
+					      __u64 dev_share, bool busy)
+{
+	if (!busy || dev_share < busy_base)
+		return banked;
+	return banked + (dev_share - busy_base);
+}
+
+/*
+ * Event rate limit: at most @rate events per second (per device, group
+ * and kind).  Returns true when the event may go out; the caller then
+ * reports and clears st->suppressed.  Otherwise the event is counted in
+ * st->suppressed.
+ */
+static inline bool cfqx_ratelimit_allow(struct cfqx_ratelimit *st,
+					__u64 now_ns, __u32 rate)
+{
+	__u64 window = now_ns / CFQX_NSEC_PER_SEC;
+
+	if (st->window != window) {
+		st->window = window;
+		st->count = 0;
+	}
+	if (st->count >= rate) {
+		st->suppressed++;
+		return false;
+	}
+	st->count++;
+	return true;
+}
+
+/* An all-zero policy value (a map bpftool just created): use defaults. */
+static inline bool cfqx_policy_is_zero(const struct cfqx_policy *p)
+{
+	return !(p->group_by | p->quantum | p->queued | p->max_queued |
+		 p->fifo_expire_sync | p->fifo_expire_async |
+		 p->fifo_batch_expire | p->back_seek_max |
+		 p->back_seek_penalty | p->max_depth | p->slice_idle |
+		 p->event_rate);
+}
+
 /* FIFO deadline of a request in ns: sync reads/writes vs async writes. */
 static inline __u64 cfqx_fifo_expire_ns(const struct cfqx_policy *p,
 					bool sync)
@@ -163,6 +216,32 @@ static inline __u32 cfqx_hist_slot(__u64 ns)
 static inline __u64 cfqx_hist_slot_floor_ns(__u32 slot)
 {
 	return slot ? (1ULL << slot) * 1000 : 0;
+}
+
+/*
+ * Percentile @pct (0..100) of a log2 histogram, as the upper bound in ns
+ * of the slot it falls in (0 when the histogram is empty).
+ */
+static inline __u64 cfqx_hist_percentile_ns(const __u64 *hist, __u32 pct)
+{
+	__u64 total = 0, seen = 0, want;
+	__u32 i;
+
+	for (i = 0; i < CFQX_HIST_SLOTS; i++)
+		total += hist[i];
+	if (!total)
+		return 0;
+	want = (total * pct + 99) / 100;
+	if (!want)
+		want = 1;
+	for (i = 0; i < CFQX_HIST_SLOTS; i++) {
+		seen += hist[i];
+		if (seen >= want)
+			break;
+	}
+	if (i >= CFQX_HIST_SLOTS - 1)
+		i = CFQX_HIST_SLOTS - 1;
+	return cfqx_hist_slot_floor_ns(i + 1);
 }
 
 /*

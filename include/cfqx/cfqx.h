@@ -34,6 +34,7 @@
 #define CFQX_MAP_EVENTS		"events"
 #define CFQX_MAP_STATS		"stats"
 #define CFQX_MAP_DEVICES	"devices"
+#define CFQX_MAP_DEVSTATS	"devstats"
 
 /* ------------------------------------------------------------------ */
 /* Grouping key: what a "queue" is.  Values are the policy's group_by. */
@@ -164,7 +165,36 @@ struct cfqx_group_stats {
 	__u64 first_seen_ns;
 	__u64 last_active_ns;		/* last submit, issue or complete */
 	__u64 oldest_queued_ns;		/* gauge: submit time of a waiting rq */
+	__u64 pending;			/* gauge: queued + in_flight; 0 = idle */
+	__u64 busy_share_base;		/* device share_milli when it got busy */
 	char comm[16];			/* last submitter's command name */
+};
+
+/*
+ * Value of the "devstats" hash map (key: __u32 kernel dev_t): what the
+ * device did as a whole, counted independently of the groups so that
+ * "sum over groups == device total" is a real check.
+ */
+struct cfqx_dev_stats {
+	__u64 rqs[CFQX_DIRS];		/* completed requests, tracked or not */
+	__u64 bytes[CFQX_DIRS];		/* completed bytes, tracked or not */
+	__u64 untracked_rqs;		/* completions with no group (issued
+					 * before load, passthrough, ...) */
+	__u64 issued;			/* dispatches of tracked requests */
+	__u64 last_end_sector;		/* end of the previous dispatch */
+	__u64 share_milli;		/* sum over dispatches of 1000/busy:
+					 * one busy group's entitlement */
+	__u64 busy_groups;		/* gauge: groups with pending I/O */
+};
+
+/*
+ * Per (device, group, kind) event rate limiter state, kept by the BPF
+ * side in an LRU hash; see cfqx_ratelimit_allow().
+ */
+struct cfqx_ratelimit {
+	__u64 window;			/* second the count is for */
+	__u64 count;			/* events let through in it */
+	__u64 suppressed;		/* dropped since the last one let through */
 };
 
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,798 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfqx BPF accounting: classifies every block request to a CFQ v2 group in
+ * the submitter's context (bio level), carries the group to the request,
+ * and charges it per device and group at issue and completion, with the
+ * CFQ v2 budget view, FIFO deadlines, seeks, starvation and events.
+ *
+ * Only tp_btf hooks whose prototypes are the same on 6.1 and today's
+ * kernels: block_bio_queue, block_getrq, block_bio_{back,front}merge
+ * (struct bio *), block_rq_{merge,issue,requeue} (struct request *),
+ * block_rq_complete (struct request *, blk_status_t, unsigned int).
+ *
+ * Lifecycle of one request:
+ *   bio_queue   classify the bio (policy read here: a switch applies to
+ *               the next bio), remember it in "bios" with its submit time
+ *   getrq       the bio starts a new request: it is the request's creator;
+ *               its group gets one more queued request (maybe "busy")
+ *   bio merges  the bio joins an existing request; the creator stays owner
+ *   rq_merge    a whole request is folded into another: its creator bio
+ *               gives up ownership
+ *   rq_issue    walk rq->bio..bi_next for the creator bio, create the
+ *               in-flight record keyed by struct request *, charge issue
+ *   rq_requeue  back to queued; the next issue reuses the record
+ *   rq_complete charge bytes (partial completions add up), and on the
+ *               last part charge the request, service time and latency
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <cfqx/cfq.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define CFQX_MAX_GROUPS		8192
+#define CFQX_MAX_BIOS		65536
+#define CFQX_MAX_INFLIGHT	65536
+#define CFQX_MAX_DEVICES	256
+#define CFQX_MAX_BIO_WALK	32	/* bios searched for the creator */
+#define CFQX_RINGBUF_SIZE	(1 << 20)
+
+#define PF_KTHREAD_FLAG		0x00200000	/* include/linux/sched.h */
+#define REQ_OP_MASK_BITS	0xff		/* REQ_OP_BITS == 8 */
+
+/* Set by `cfqx load --dev`; zero (all devices) when bpftool loads us. */
+const volatile bool filter_devices = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cfqx_policy);
+} policy SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CFQX_MAX_GROUPS);
+	__type(key, struct cfqx_group_key);
+	__type(value, struct cfqx_group_stats);
+} groups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CFQX_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CFQX_MAX_DEVICES);
+	__type(key, __u32);
+	__type(value, __u32);
+} devices SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CFQX_MAX_DEVICES);
+	__type(key, __u32);
+	__type(value, struct cfqx_dev_stats);
+} devstats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, CFQX_RINGBUF_SIZE);
+} events SEC(".maps");
+
+#define BIO_CREATOR	0x1	/* this bio started its request (getrq) */
+
+struct bio_rec {
+	struct cfqx_group_key key;
+	__u64 submit_ns;
+	__u64 dev_issued;	/* device's issued count at submit */
+	__u32 flags;		/* BIO_* */
+	__u32 sync;
+};
+
+/* Bios not yet issued; LRU because a bio may never become a request. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CFQX_MAX_BIOS);
+	__type(key, __u64);
+	__type(value, struct bio_rec);
+} bios SEC(".maps");
+
+#define RQ_ISSUED	1
+#define RQ_REQUEUED	2
+
+struct rq_rec {
+	struct cfqx_group_key key;
+	__u64 submit_ns;
+	__u64 issue_ns;
+	__u32 state;		/* RQ_* */
+	__u32 dir;
+};
+
+/* Issued requests: never evicted silently, overflow is counted. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CFQX_MAX_INFLIGHT);
+	__type(key, __u64);
+	__type(value, struct rq_rec);
+} inflight SEC(".maps");
+
+struct rl_key {
+	struct cfqx_group_key key;
+	__u32 kind;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct rl_key);
+	__type(value, struct cfqx_ratelimit);
+} ratelimit SEC(".maps");
+
+/* Last good policy and the group_by last seen (+1; 0 = none yet). */
+struct cfqx_policy last_good_policy = CFQX_POLICY_DEFAULT;
+__u32 seen_group_by;
+
+static const struct cfqx_group_stats zero_group;
+static const struct cfqx_dev_stats zero_dev;
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		*v += 1;	/* per-CPU: no atomics needed */
+}
+
+static __always_inline void read_policy(struct cfqx_policy *out)
+{
+	__u32 zero = 0;
+	struct cfqx_policy *p = bpf_map_lookup_elem(&policy, &zero);
+
+	if (!p || cfqx_policy_is_zero(p)) {
+		struct cfqx_policy def = CFQX_POLICY_DEFAULT;
+
+		*out = def;
+		return;
+	}
+	if (cfqx_policy_check(p)) {
+		stat_inc(CFQX_STAT_BAD_POLICY);
+		*out = last_good_policy;
+		return;
+	}
+	*out = *p;
+	if (last_good_policy.group_by != p->group_by ||
+	    last_good_policy.quantum != p->quantum ||
+	    last_good_policy.fifo_expire_sync != p->fifo_expire_sync ||
+	    last_good_policy.fifo_expire_async != p->fifo_expire_async ||
+	    last_good_policy.back_seek_max != p->back_seek_max ||
+	    last_good_policy.back_seek_penalty != p->back_seek_penalty ||
+	    last_good_policy.event_rate != p->event_rate)
+		last_good_policy = *p;
+}
+
+static __always_inline bool dev_wanted(__u32 dev)
+{
+	if (!filter_devices)
+		return true;
+	return bpf_map_lookup_elem(&devices, &dev) != NULL;
+}
+
+static __always_inline __u32 disk_dev(struct gendisk *disk)
+{
+	if (!disk)
+		return 0;
+	return CFQX_MKDEV(BPF_CORE_READ(disk, major),
+			  BPF_CORE_READ(disk, first_minor));
+}
+
+static __always_inline __u32 bio_dev(struct bio *bio)
+{
+	return disk_dev(BPF_CORE_READ(bio, bi_bdev, bd_disk));
+}
+
+static __always_inline __u32 rq_dev(struct request *rq)
+{
+	return disk_dev(BPF_CORE_READ(rq, q, disk));
+}
+
+static __always_inline bool opf_is_sync(__u32 opf)
+{
+	__u32 sync_bits;
+
+	if ((opf & REQ_OP_MASK_BITS) == 0)	/* REQ_OP_READ */
+		return true;
+	sync_bits = (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC)) |
+		(1U << bpf_core_enum_value(enum req_flag_bits, __REQ_FUA)) |
+		(1U << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH));
+	return opf & sync_bits;
+}
+
+static __always_inline struct cfqx_dev_stats *get_dev(__u32 dev)
+{
+	struct cfqx_dev_stats *d = bpf_map_lookup_elem(&devstats, &dev);
+
+	if (d)
+		return d;
+	bpf_map_update_elem(&devstats, &dev, &zero_dev, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&devstats, &dev);
+}
+
+static __always_inline struct cfqx_group_stats *
+get_group(struct cfqx_group_key *key, __u64 now)
+{
+	struct cfqx_group_stats *g = bpf_map_lookup_elem(&groups, key);
+
+	if (g)
+		return g;
+	if (bpf_map_update_elem(&groups, key, &zero_group, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&groups, key)) {
+		stat_inc(CFQX_STAT_GROUPS_FULL);
+		return NULL;
+	}
+	g = bpf_map_lookup_elem(&groups, key);
+	if (g)
+		__sync_val_compare_and_swap(&g->first_seen_ns, 0, now);
+	return g;
+}
+
+/* Emit one event, rate limited per (device, group, kind). */
+static __always_inline void emit(__u32 kind, struct cfqx_group_key *key,
+				 __u64 value, __u64 value2, __u32 rate,
+				 const char *comm, __u64 now)
+{
+	struct rl_key rk = { .key = *key, .kind = kind };
+	struct cfqx_ratelimit *rl, fresh = {};
+	struct cfqx_event *e;
+	__u64 suppressed;
+
+	rl = bpf_map_lookup_elem(&ratelimit, &rk);
+	if (!rl) {
+		bpf_map_update_elem(&ratelimit, &rk, &fresh, BPF_NOEXIST);
+		rl = bpf_map_lookup_elem(&ratelimit, &rk);
+		if (!rl)
+			return;
+	}
+	if (!cfqx_ratelimit_allow(rl, now, rate)) {
+		stat_inc(CFQX_STAT_RATELIMITED);
+		return;
+	}
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		rl->suppressed++;	/* reported with the next one */
+		stat_inc(CFQX_STAT_RB_DROPS);
+		return;
+	}
+	suppressed = rl->suppressed;
+	rl->suppressed = 0;
+	e->kind = kind;
+	e->size = sizeof(*e);
+	e->dev = key->dev;
+	e->ts_ns = now;
+	e->group_by = key->group_by;
+	e->flags = key->flags;
+	e->id = key->id;
+	e->value = value;
+	e->value2 = value2;
+	e->suppressed = suppressed;
+	if (comm)
+		__builtin_memcpy(e->comm, comm, sizeof(e->comm));
+	else
+		__builtin_memset(e->comm, 0, sizeof(e->comm));
+	bpf_ringbuf_submit(e, 0);
+	stat_inc(CFQX_STAT_EVENTS);
+}
+
+/* A policy switch is noticed by the first classification under it. */
+static __always_inline void check_switch(struct cfqx_policy *pol, __u64 now)
+{
+	__u32 want = pol->group_by + 1, old = seen_group_by;
+	struct cfqx_group_key none = {};
+
+	if (old == want)
+		return;
+	if (__sync_val_compare_and_swap(&seen_group_by, old, want) != old)
+		return;
+	if (!old)
+		return;		/* first request since load: no switch */
+	emit(CFQX_EV_POLICY, &none, old - 1, pol->group_by, pol->event_rate,
+	     NULL, now);
+}
+
+/* The submitting task's group under @pol; in submitter context only. */
+static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
+				     struct cfqx_group_key *key)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 uid_gid = bpf_get_current_uid_gid();
+	struct pid *pgrp;
+
+	key->dev = dev;
+	key->group_by = pol->group_by;
+	key->flags = 0;
+	if (task->flags & PF_KTHREAD_FLAG) {
+		/* flusher writeback and other kernel threads: own group */
+		key->flags = CFQX_GF_KTHREAD;
+		key->id = pid_tgid >> 32;
+		return;
+	}
+	switch (pol->group_by) {
+	case CFQX_BY_PGID:
+		pgrp = BPF_CORE_READ(task, signal, pids[bpf_core_enum_value(
+			enum pid_type, PIDTYPE_PGID)]);
+		key->id = pgrp ? BPF_CORE_READ(pgrp, numbers[0].nr) : 0;
+		break;
+	case CFQX_BY_UID:
+		key->id = (__u32)uid_gid;
+		break;
+	case CFQX_BY_GID:
+		key->id = uid_gid >> 32;
+		break;
+	case CFQX_BY_CGROUP:
+		key->id = bpf_get_current_cgroup_id();
+		break;
+	default:
+		key->id = pid_tgid >> 32;
+		break;
+	}
+}
+
+/* Look up the bio's record, classifying it now if bio_queue missed it. */
+static __always_inline struct bio_rec *bio_record(struct bio *bio,
+						  struct cfqx_policy *pol,
+						  __u32 dev, __u64 now)
+{
+	__u64 bkey = (__u64)bio;
+	struct bio_rec *r = bpf_map_lookup_elem(&bios, &bkey);
+	struct bio_rec fresh = {};
+	struct cfqx_dev_stats *d;
+
+	if (r)
+		return r;
+	classify(pol, dev, &fresh.key);
+	fresh.submit_ns = now;
+	fresh.sync = opf_is_sync(BPF_CORE_READ(bio, bi_opf));
+	d = bpf_map_lookup_elem(&devstats, &dev);
+	if (d)
+		fresh.dev_issued = d->issued;
+	bpf_map_update_elem(&bios, &bkey, &fresh, BPF_ANY);
+	return bpf_map_lookup_elem(&bios, &bkey);
+}
+
+static __always_inline bool bio_wanted(struct bio *bio, __u32 *dev)
+{
+	struct request_queue *q = BPF_CORE_READ(bio, bi_bdev, bd_disk, queue);
+
+	/* bio-based drivers (dm, md, ...) never make requests */
+	if (!q || !BPF_CORE_READ(q, mq_ops))
+		return false;
+	*dev = bio_dev(bio);
+	return dev_wanted(*dev);
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(cfqx_bio_queue, struct bio *bio)
+{
+	struct cfqx_policy pol;
+	__u32 dev;
+	__u64 now;
+
+	if (!bio_wanted(bio, &dev))
+		return 0;
+	now = bpf_ktime_get_ns();
+	read_policy(&pol);
+	check_switch(&pol, now);
+	bio_record(bio, &pol, dev, now);
+	return 0;
+}
+
+/* The group got one more pending request: maybe it became busy. */
+static __always_inline void group_busy(struct cfqx_group_stats *g,
+				       struct cfqx_group_key *key,
+				       struct cfqx_policy *pol, __u64 now)
+{
+	struct cfqx_dev_stats *d;
+
+	if (__sync_fetch_and_add(&g->pending, 1) != 0)
+		return;
+	d = get_dev(key->dev);
+	if (d) {
+		g->busy_share_base = d->share_milli;
+		__sync_fetch_and_add(&d->busy_groups, 1);
+	}
+	emit(CFQX_EV_BUSY, key, 0, 0, pol->event_rate, g->comm, now);
+}
+
+/* The group has one pending request less: maybe it became idle. */
+static __always_inline void group_unbusy(struct cfqx_group_stats *g,
+					 struct cfqx_group_key *key,
+					 struct cfqx_policy *pol, __u64 now)
+{
+	struct cfqx_dev_stats *d;
+	__u64 share;
+
+	if (__sync_fetch_and_add(&g->pending, -1) != 1)
+		return;
+	d = bpf_map_lookup_elem(&devstats, &key->dev);
+	if (d) {
+		share = d->share_milli;
+		if (share > g->busy_share_base)
+			__sync_fetch_and_add(&g->entitled_milli,
+					     share - g->busy_share_base);
+		if (d->busy_groups)
+			__sync_fetch_and_add(&d->busy_groups, -1);
+	}
+	emit(CFQX_EV_IDLE, key, 0, 0, pol->event_rate, g->comm, now);
+}
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(cfqx_getrq, struct bio *bio)
+{
+	struct cfqx_group_stats *g;
+	struct cfqx_policy pol;
+	struct bio_rec *r;
+	__u32 dev;
+	__u64 now;
+
+	if (!bio_wanted(bio, &dev))
+		return 0;
+	now = bpf_ktime_get_ns();
+	read_policy(&pol);
+	check_switch(&pol, now);
+	r = bio_record(bio, &pol, dev, now);
+	if (!r)
+		return 0;
+	g = get_group(&r->key, now);
+	if (!g)
+		return 0;
+	r->flags |= BIO_CREATOR;
+	bpf_get_current_comm(g->comm, sizeof(g->comm));
+	g->last_active_ns = now;
+	__sync_fetch_and_add(&g->queued, 1);
+	__sync_val_compare_and_swap(&g->oldest_queued_ns, 0, r->submit_ns);
+	group_busy(g, &r->key, &pol, now);
+	return 0;
+}
+
+static __always_inline int bio_merged(struct bio *bio)
+{
+	struct cfqx_group_stats *g;
+	struct cfqx_policy pol;
+	struct bio_rec *r;
+	__u32 dev;
+	__u64 now;
+
+	if (!bio_wanted(bio, &dev))
+		return 0;
+	now = bpf_ktime_get_ns();
+	read_policy(&pol);
+	check_switch(&pol, now);
+	r = bio_record(bio, &pol, dev, now);
+	if (!r)
+		return 0;
+	g = get_group(&r->key, now);
+	if (g)
+		__sync_fetch_and_add(&g->merges, 1);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_backmerge")
+int BPF_PROG(cfqx_bio_backmerge, struct bio *bio)
+{
+	return bio_merged(bio);
+}
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(cfqx_bio_frontmerge, struct bio *bio)
+{
+	return bio_merged(bio);
+}
+
+/* @next is folded into another request and freed without being issued. */
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(cfqx_rq_merge, struct request *next)
+{
+	struct bio *bio = BPF_CORE_READ(next, bio);
+	struct cfqx_group_stats *g;
+	struct cfqx_policy pol;
+	struct bio_rec *r;
+	__u64 bkey, now;
+	int i;
+
+	for (i = 0; i < CFQX_MAX_BIO_WALK && bio; i++) {
+		bkey = (__u64)bio;
+		r = bpf_map_lookup_elem(&bios, &bkey);
+		if (r && (r->flags & BIO_CREATOR)) {
+			r->flags &= ~BIO_CREATOR;
+			g = bpf_map_lookup_elem(&groups, &r->key);
+			if (!g)
+				return 0;
+			now = bpf_ktime_get_ns();
+			read_policy(&pol);
+			__sync_fetch_and_add(&g->merges, 1);
+			if (g->queued)
+				__sync_fetch_and_add(&g->queued, -1);
+			group_unbusy(g, &r->key, &pol, now);
+			return 0;
+		}
+		bio = BPF_CORE_READ(bio, bi_next);
+	}
+	return 0;
+}
+
+/* Charge a dispatch: queue time, deadline, seek class, budget. */
+static __always_inline void charge_issue(struct request *rq,
+					 struct rq_rec *rec,
+					 struct cfqx_group_stats *g,
+					 struct cfqx_policy *pol,
+					 __u64 dev_issued_at_submit, bool sync,
+					 __u64 now)
+{
+	struct cfqx_dev_stats *d = get_dev(rec->key.dev);
+	__u64 waited = now - rec->submit_ns, dist, sector, entitled;
+	__u64 deadline = cfqx_fifo_expire_ns(pol, sync);
+	__u64 busy, share, issued_before = 0;
+	enum cfqx_seek seek;
+	__u32 slot;
+
+	if (g->queued)
+		__sync_fetch_and_add(&g->queued, -1);
+	if (!g->queued)
+		g->oldest_queued_ns = 0;
+	__sync_fetch_and_add(&g->in_flight, 1);
+	__sync_fetch_and_add(&g->issued, 1);
+	g->last_active_ns = now;
+
+	slot = cfqx_hist_slot(waited);
+	if (slot < CFQX_HIST_SLOTS)
+		__sync_fetch_and_add(&g->qtime_hist[slot], 1);
+
+	if (waited > deadline) {
+		__sync_fetch_and_add(&g->deadline_miss[rec->dir & 1], 1);
+		emit(CFQX_EV_DEADLINE, &rec->key, waited - deadline, rec->dir,
+		     pol->event_rate, g->comm, now);
+	}
+	if (!d)
+		return;
+
+	issued_before = __sync_fetch_and_add(&d->issued, 1);
+	/* starved: waited past the sync deadline while others were served */
+	if (waited > cfqx_fifo_expire_ns(pol, true) &&
+	    issued_before > dev_issued_at_submit) {
+		__sync_fetch_and_add(&g->starved, 1);
+		emit(CFQX_EV_STARVED, &rec->key, waited,
+		     issued_before - dev_issued_at_submit, pol->event_rate,
+		     g->comm, now);
+	}
+
+	sector = BPF_CORE_READ(rq, __sector);
+	seek = cfqx_seek_class(d->last_end_sector, sector,
+			       cfqx_back_max_sectors(pol),
+			       pol->back_seek_penalty, &dist);
+	if (seek < CFQX_SEEKS)
+		__sync_fetch_and_add(&g->seeks[seek], 1);
+	d->last_end_sector = sector +
+		(BPF_CORE_READ(rq, __data_len) >> CFQX_SECTOR_SHIFT);
+
+	busy = d->busy_groups;
+	if (!busy)
+		busy = 1;
+	share = __sync_fetch_and_add(&d->share_milli,
+				     cfqx_dispatch_share_milli(busy));
+	share += cfqx_dispatch_share_milli(busy);
+	entitled = cfqx_group_entitled_milli(g->entitled_milli,
+					     g->busy_share_base, share,
+					     g->pending != 0);
+	if (cfqx_over_budget(g->issued, entitled, pol->quantum)) {
+		__sync_fetch_and_add(&g->over_budget, 1);
+		emit(CFQX_EV_OVER_BUDGET, &rec->key,
+		     g->issued * 1000 - entitled, busy, pol->event_rate,
+		     g->comm, now);
+	}
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(cfqx_rq_issue, struct request *rq)
+{
+	__u64 rkey = (__u64)rq, bkey, now, dev_issued = 0;
+	struct bio *bio = BPF_CORE_READ(rq, bio), *first = bio;
+	struct bio_rec *r, *owner = NULL, *any = NULL;
+	struct cfqx_group_stats *g;
+	struct cfqx_policy pol;
+	struct rq_rec *rec, fresh = {};
+	bool sync;
+	__u32 dev;
+	int i;
+
+	rec = bpf_map_lookup_elem(&inflight, &rkey);
+	if (rec && rec->state == RQ_REQUEUED) {
+		/* a requeued request goes out again: same owner */
+		g = bpf_map_lookup_elem(&groups, &rec->key);
+		rec->state = RQ_ISSUED;
+		rec->issue_ns = bpf_ktime_get_ns();
+		if (g) {
+			if (g->queued)
+				__sync_fetch_and_add(&g->queued, -1);
+			__sync_fetch_and_add(&g->in_flight, 1);
+		}
+		return 0;
+	}
+	if (!first)
+		return 0;	/* no data: flush or passthrough */
+	dev = rq_dev(rq);
+	if (!dev_wanted(dev))
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (rec) {
+		/* issued again without a completion we saw: stale record */
+		stat_inc(CFQX_STAT_UNMATCHED);
+		g = bpf_map_lookup_elem(&groups, &rec->key);
+		if (g && g->in_flight)
+			__sync_fetch_and_add(&g->in_flight, -1);
+		bpf_map_delete_elem(&inflight, &rkey);
+	}
+
+	/* the owner is the bio that created the request (getrq) */
+	for (i = 0; i < CFQX_MAX_BIO_WALK && bio; i++) {
+		bkey = (__u64)bio;
+		r = bpf_map_lookup_elem(&bios, &bkey);
+		if (r) {
+			if (!any)
+				any = r;
+			if (r->flags & BIO_CREATOR) {
+				owner = r;
+				break;
+			}
+		}
+		bio = BPF_CORE_READ(bio, bi_next);
+	}
+	if (!owner)
+		owner = any;
+	if (!owner) {
+		stat_inc(CFQX_STAT_UNMATCHED);
+		return 0;
+	}
+	read_policy(&pol);
+	fresh.key = owner->key;
+	fresh.submit_ns = owner->submit_ns;
+	fresh.issue_ns = now;
+	fresh.state = RQ_ISSUED;
+	fresh.dir = BPF_CORE_READ(rq, cmd_flags) & 1;	/* op_is_write() */
+	dev_issued = owner->dev_issued;
+	sync = owner->sync;
+	if (!(owner->flags & BIO_CREATOR)) {
+		/* never counted as queued (getrq missed): count it now */
+		g = get_group(&fresh.key, now);
+		if (g) {
+			__sync_fetch_and_add(&g->queued, 1);
+			group_busy(g, &fresh.key, &pol, now);
+		}
+	}
+	/* the bios are now part of an issued request: forget them */
+	bio = first;
+	for (i = 0; i < CFQX_MAX_BIO_WALK && bio; i++) {
+		bkey = (__u64)bio;
+		bpf_map_delete_elem(&bios, &bkey);
+		bio = BPF_CORE_READ(bio, bi_next);
+	}
+
+	g = get_group(&fresh.key, now);
+	if (!g)
+		return 0;
+	if (bpf_map_update_elem(&inflight, &rkey, &fresh, BPF_NOEXIST)) {
+		stat_inc(CFQX_STAT_INFLIGHT_FULL);
+		if (g->queued)
+			__sync_fetch_and_add(&g->queued, -1);
+		group_unbusy(g, &fresh.key, &pol, now);
+		return 0;
+	}
+	charge_issue(rq, &fresh, g, &pol, dev_issued, sync, now);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(cfqx_rq_requeue, struct request *rq)
+{
+	__u64 rkey = (__u64)rq;
+	struct cfqx_group_stats *g;
+	struct rq_rec *rec;
+
+	rec = bpf_map_lookup_elem(&inflight, &rkey);
+	if (!rec || rec->state != RQ_ISSUED)
+		return 0;	/* not issued yet: its bios are still known */
+	rec->state = RQ_REQUEUED;
+	g = bpf_map_lookup_elem(&groups, &rec->key);
+	if (!g)
+		return 0;
+	__sync_fetch_and_add(&g->requeues, 1);
+	if (g->in_flight)
+		__sync_fetch_and_add(&g->in_flight, -1);
+	__sync_fetch_and_add(&g->queued, 1);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
+	     unsigned int nr_bytes)
+{
+	__u64 rkey = (__u64)rq, now, service, lat, epoch;
+	struct cfqx_group_stats *g;
+	struct cfqx_dev_stats *d;
+	struct cfqx_policy pol;
+	struct rq_rec *rec;
+	bool last;
+	__u32 dev, dir, slot;
+
+	/* blk_update_request() traces before it consumes nr_bytes */
+	last = nr_bytes >= BPF_CORE_READ(rq, __data_len);
+	rec = bpf_map_lookup_elem(&inflight, &rkey);
+	if (rec) {
+		dev = rec->key.dev;
+		dir = rec->dir & 1;
+	} else {
+		if (!BPF_CORE_READ(rq, bio) && !nr_bytes)
+			return 0;	/* flush machinery, not data */
+		dev = rq_dev(rq);
+		if (!dev_wanted(dev))
+			return 0;
+		dir = BPF_CORE_READ(rq, cmd_flags) & 1;
+	}
+	d = get_dev(dev);
+	if (d) {
+		__sync_fetch_and_add(&d->bytes[dir], nr_bytes);
+		if (last) {
+			__sync_fetch_and_add(&d->rqs[dir], 1);
+			if (!rec)
+				__sync_fetch_and_add(&d->untracked_rqs, 1);
+		}
+	}
+	if (!rec) {
+		if (last)
+			stat_inc(CFQX_STAT_UNMATCHED);
+		return 0;
+	}
+	g = bpf_map_lookup_elem(&groups, &rec->key);
+	if (!g) {
+		if (last)
+			bpf_map_delete_elem(&inflight, &rkey);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	__sync_fetch_and_add(&g->bytes[dir], nr_bytes);
+	g->last_active_ns = now;
+	if (error)
+		__sync_fetch_and_add(&g->errors, 1);
+	if (!last)
+		return 0;
+
+	__sync_fetch_and_add(&g->rqs[dir], 1);
+	service = now - rec->issue_ns;
+	slot = cfqx_hist_slot(service);
+	if (slot < CFQX_HIST_SLOTS)
+		__sync_fetch_and_add(&g->stime_hist[slot], 1);
+	lat = now - rec->submit_ns;
+	if (lat > g->max_lat_ns)
+		g->max_lat_ns = lat;
+	/* CFQ v2 service_used: decay whole periods, then charge */
+	epoch = cfqx_epoch(now);
+	if (g->service_epoch != epoch) {
+		g->service_used_ns = cfqx_service_decay(g->service_used_ns,
+							g->service_epoch,
+							epoch);
+		g->service_epoch = epoch;
+	}
+	__sync_fetch_and_add(&g->service_used_ns, service);
+	if (g->in_flight)
+		__sync_fetch_and_add(&g->in_flight, -1);
+	read_policy(&pol);
+	group_unbusy(g, &rec->key, &pol, now);
+	bpf_map_delete_elem(&inflight, &rkey);
+	return 0;
+}

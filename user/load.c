@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `cfqx load` and `cfqx unload`: validate everything first, then load,
+ * attach and pin in one go (cfqx_load() undoes a partial load), and with
+ * --elevator hand the policy map to the cfqx elevator of each device.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cfqx.h"
+
+#define MAX_DEVS 64
+
+static void load_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cfqx load [--dev DEV]... [--policy KEY] [--POLICY-OPTION N]... [--elevator]\n"
+		"  Load the BPF accounting and pin it under %s.\n"
+		"  --dev DEV     account only DEV (loop0, /dev/loop0 or 7:0); repeatable;\n"
+		"                default: all devices\n"
+		"  --policy KEY  group by tgid (default), pgid, uid, gid or cgroup\n"
+		"  --quantum N, --fifo-expire-sync MS, ...  any policy field (see cfqx policy --help)\n"
+		"  --elevator    also switch each --dev to the cfqx elevator (kernel module)\n"
+		"                and give it the policy map\n",
+		CFQX_PIN_ROOT);
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return 0;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -1;
+	close(fd);
+	return ret;
+}
+
+/* Elevator hand-over; the scheduler must list cfqx (checked before load). */
+static int elevator_check(const char *name)
+{
+	char path[256], buf[512];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", name);
+	if (read_file(path, buf, sizeof(buf))) {
+		cfqx_err("%s has no I/O scheduler (%s)", name, path);
+		return -1;
+	}
+	if (!strstr(buf, "cfqx")) {
+		cfqx_err("the cfqx elevator is not available for %s (scheduler: %.*s); load the cfqx module first",
+			 name, (int)strcspn(buf, "\n"), buf);
+		return -1;
+	}
+	return 0;
+}
+
+static int elevator_attach(const char *name)
+{
+	char path[256], val[32];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", name);
+	if (write_file(path, "cfqx")) {
+		cfqx_err("cannot select the cfqx elevator on %s: %s", name,
+			 strerror(errno));
+		return -1;
+	}
+	fd = cfqx_pinned_map_fd(CFQX_MAP_POLICY);
+	if (fd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/iosched/policy_map",
+		 name);
+	snprintf(val, sizeof(val), "%d\n", fd);
+	if (write_file(path, val)) {
+		cfqx_err("cannot give the policy map to the elevator of %s (%s): %s",
+			 name, path, strerror(errno));
+		err = -1;
+	}
+	close(fd);
+	return err;
+}
+
+int cfqx_cmd_load(int argc, char **argv)
+{
+	struct cfqx_policy pol = CFQX_POLICY_DEFAULT;
+	static const struct option opts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "elevator", no_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char names[MAX_DEVS][32], err[256];
+	__u32 devs[MAX_DEVS];
+	int ndevs = 0, elevator = 0, i, c, key;
+
+	for (i = 1; i < argc; i++) {
+		/* policy field options first: --quantum 8 etc. */
+		if (cfqx_policy_is_option(argv[i])) {
+			if (cfqx_policy_set_option(&pol, argv[i],
+						   i + 1 < argc ? argv[i + 1] : NULL,
+						   err, sizeof(err))) {
+				cfqx_err("%s", err);
+				return CFQX_EXIT_USAGE;
+			}
+			memmove(&argv[i], &argv[i + 2],
+				(argc - i - 2 + 1) * sizeof(*argv));
+			argc -= 2;
+			i--;
+		}
+	}
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+d:p:eh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (ndevs == MAX_DEVS) {
+				cfqx_err("at most %d devices", MAX_DEVS);
+				return CFQX_EXIT_USAGE;
+			}
+			if (cfqx_resolve_dev(optarg, &devs[ndevs], err,
+					     sizeof(err))) {
+				cfqx_err("%s", err);
+				return CFQX_EXIT_FAIL;
+			}
+			cfqx_dev_name(devs[ndevs], names[ndevs],
+				      sizeof(names[ndevs]));
+			ndevs++;
+			break;
+		case 'p':
+			key = cfqx_group_by_parse(optarg, strlen(optarg));
+			if (key < 0) {
+				cfqx_err("unknown policy key '%s' (tgid pgid uid gid cgroup)",
+					 optarg);
+				return CFQX_EXIT_USAGE;
+			}
+			pol.group_by = key;
+			break;
+		case 'e':
+			elevator = 1;
+			break;
+		case 'h':
+			load_usage(stdout);
+			return 0;
+		default:
+			cfqx_err("load: bad option '%s' (cfqx load --help)",
+				 argv[optind - 1]);
+			return CFQX_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cfqx_err("load: unexpected argument '%s'", argv[optind]);
+		return CFQX_EXIT_USAGE;
+	}
+	if (cfqx_policy_validate(&pol, err, sizeof(err))) {
+		cfqx_err("%s", err);
+		return CFQX_EXIT_USAGE;
+	}
+	if (elevator && !ndevs) {
+		cfqx_err("--elevator needs at least one --dev");
+		return CFQX_EXIT_USAGE;
+	}
+	for (i = 0; elevator && i < ndevs; i++)
+		if (elevator_check(names[i]))
+			return CFQX_EXIT_FAIL;
+	if (cfqx_load(devs, ndevs, &pol))
+		return CFQX_EXIT_FAIL;
+	for (i = 0; elevator && i < ndevs; i++) {
+		if (elevator_attach(names[i])) {
+			cfqx_unload();
+			return CFQX_EXIT_FAIL;
+		}
+	}
+	printf("cfqx: loaded, policy %s, %s", cfqx_group_by_names[pol.group_by],
+	       ndevs ? "devices" : "all devices");
+	for (i = 0; i < ndevs; i++)
+		printf(" %s", names[i]);
+	printf("%s\n", elevator ? ", cfqx elevator" : "");
+	return 0;
+}
+
+int cfqx_cmd_unload(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: cfqx unload\n"
+		       "  Detach the programs and remove everything under %s\n"
+		       "  (also when bpftool loaded them).\n", CFQX_PIN_ROOT);
+		return 0;
+	}
+	if (argc > 1) {
+		cfqx_err("unload: unexpected argument '%s'", argv[1]);
+		return CFQX_EXIT_USAGE;
+	}
+	if (cfqx_unload())
+		return CFQX_EXIT_FAIL;
+	printf("cfqx: unloaded\n");
+	return 0;
+}

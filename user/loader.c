@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading, pinning and unpinning the BPF side, and reading the pinned maps.
+ * Everything lives under CFQX_PIN_ROOT so it survives the command exiting
+ * and looks the same whether cfqx or `bpftool prog loadall` loaded it.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cfqx.h"
+#include "cfqx.skel.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+
+void cfqx_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cfqx: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* libbpf talks only when asked (CFQX_DEBUG=1): we print one line. */
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (!getenv("CFQX_DEBUG") || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+bool cfqx_is_loaded(void)
+{
+	return access(CFQX_PIN_MAPS "/" CFQX_MAP_POLICY, F_OK) == 0;
+}
+
+int cfqx_check_can_load(void)
+{
+	struct statfs sfs;
+
+	if (geteuid() != 0) {
+		cfqx_err("must be root to load BPF programs");
+		return -1;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		cfqx_err("kernel BTF missing (/sys/kernel/btf/vmlinux): needs CONFIG_DEBUG_INFO_BTF");
+		return -1;
+	}
+	if (statfs("/sys/fs/bpf", &sfs) || sfs.f_type != BPF_FS_MAGIC) {
+		cfqx_err("bpffs is not mounted on /sys/fs/bpf (mount -t bpf bpf /sys/fs/bpf)");
+		return -1;
+	}
+	return 0;
+}
+
+/* Remove every entry of @dir, then @dir itself; missing is fine. */
+static void remove_dir(const char *dir)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (d) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static void remove_all(void)
+{
+	remove_dir(CFQX_PIN_PROGS);
+	remove_dir(CFQX_PIN_MAPS);
+	remove_dir(CFQX_PIN_ROOT "/links");
+	rmdir(CFQX_PIN_ROOT);
+}
+
+int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol)
+{
+	struct cfqx_policy def = CFQX_POLICY_DEFAULT;
+	struct bpf_program *prog;
+	struct cfqx_bpf *skel;
+	char path[512];
+	__u32 zero = 0, one = 1;
+	int i, err;
+
+	if (cfqx_check_can_load())
+		return -1;
+	if (cfqx_is_loaded() || access(CFQX_PIN_PROGS, F_OK) == 0) {
+		cfqx_err("already loaded (%s exists); run cfqx unload first",
+			 CFQX_PIN_ROOT);
+		return -1;
+	}
+	libbpf_set_print(libbpf_quiet);
+	skel = cfqx_bpf__open();
+	if (!skel) {
+		cfqx_err("cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	skel->rodata->filter_devices = ndevs > 0;
+	err = cfqx_bpf__load(skel);
+	if (err) {
+		cfqx_err("cannot load the BPF programs: %s (CFQX_DEBUG=1 shows the verifier log)",
+			 strerror(-err));
+		cfqx_bpf__destroy(skel);
+		return -1;
+	}
+	if (!pol)
+		pol = &def;
+	if (bpf_map__update_elem(skel->maps.policy, &zero, sizeof(zero), pol,
+				 sizeof(*pol), BPF_ANY)) {
+		cfqx_err("cannot set the policy: %s", strerror(errno));
+		goto fail;
+	}
+	for (i = 0; i < ndevs; i++) {
+		if (bpf_map__update_elem(skel->maps.devices, &devs[i],
+					 sizeof(devs[i]), &one, sizeof(one),
+					 BPF_ANY)) {
+			cfqx_err("cannot add a device: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	if ((mkdir(CFQX_PIN_ROOT, 0700) && errno != EEXIST) ||
+	    (mkdir(CFQX_PIN_PROGS, 0700) && errno != EEXIST)) {
+		cfqx_err("cannot create %s: %s", CFQX_PIN_PROGS,
+			 strerror(errno));
+		goto fail;
+	}
+	err = bpf_object__pin_maps(skel->obj, CFQX_PIN_MAPS);
+	if (err) {
+		cfqx_err("cannot pin maps in %s: %s", CFQX_PIN_MAPS,
+			 strerror(-err));
+		goto fail;
+	}
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link *link = bpf_program__attach(prog);
+
+		if (!link) {
+			cfqx_err("cannot attach %s: %s", bpf_program__name(prog),
+				 strerror(errno));
+			goto fail;
+		}
+		snprintf(path, sizeof(path), "%s/%s", CFQX_PIN_PROGS,
+			 bpf_program__name(prog));
+		err = bpf_link__pin(link, path);
+		bpf_link__destroy(link);	/* the pin holds it */
+		if (err) {
+			cfqx_err("cannot pin %s: %s", path, strerror(-err));
+			goto fail;
+		}
+	}
+	cfqx_bpf__destroy(skel);
+	return 0;
+fail:
+	remove_all();
+	cfqx_bpf__destroy(skel);
+	return -1;
+}
+
+int cfqx_ensure_loaded(void)
+{
+	if (cfqx_is_loaded())
+		return 0;
+	return cfqx_load(NULL, 0, NULL);
+}
+
+int cfqx_unload(void)
+{
+	if (geteuid() != 0) {
+		cfqx_err("must be root to unload");
+		return -1;
+	}
+	if (access(CFQX_PIN_ROOT, F_OK)) {
+		cfqx_err("not loaded (%s does not exist)", CFQX_PIN_ROOT);
+		return -1;
+	}
+	remove_all();
+	if (access(CFQX_PIN_ROOT, F_OK) == 0) {
+		cfqx_err("could not remove everything under %s", CFQX_PIN_ROOT);
+		return -1;
+	}
+	return 0;
+}
+
+int cfqx_pinned_map_fd(const char *name)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", CFQX_PIN_MAPS, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			cfqx_err("not loaded (%s missing; run cfqx load)", path);
+		else
+			cfqx_err("cannot open %s: %s", path, strerror(errno));
+	}
+	return fd;
+}
+
+int cfqx_read_global_stats(__u64 out[CFQX_STAT_NR])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int fd, i, c, ret = 0;
+	__u64 *vals;
+
+	if (ncpu <= 0) {
+		cfqx_err("cannot count CPUs");
+		return -1;
+	}
+	fd = cfqx_pinned_map_fd(CFQX_MAP_STATS);
+	if (fd < 0)
+		return -1;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals) {
+		close(fd);
+		return -1;
+	}
+	for (i = 0; i < CFQX_STAT_NR; i++) {
+		__u32 key = i;
+
+		out[i] = 0;
+		if (bpf_map_lookup_elem(fd, &key, vals)) {
+			cfqx_err("cannot read the stats map: %s",
+				 strerror(errno));
+			ret = -1;
+			break;
+		}
+		for (c = 0; c < ncpu; c++)
+			out[i] += vals[c];
+	}
+	free(vals);
+	close(fd);
+	return ret;
+}
+
+int cfqx_read_policy(struct cfqx_policy *out)
+{
+	struct cfqx_policy def = CFQX_POLICY_DEFAULT;
+	__u32 zero = 0;
+	int fd = cfqx_pinned_map_fd(CFQX_MAP_POLICY);
+
+	if (fd < 0)
+		return -1;
+	if (bpf_map_lookup_elem(fd, &zero, out)) {
+		cfqx_err("cannot read the policy map: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (cfqx_policy_is_zero(out))
+		*out = def;
+	return 0;
+}
+
+int cfqx_write_policy(const struct cfqx_policy *p)
+{
+	__u32 zero = 0;
+	int fd = cfqx_pinned_map_fd(CFQX_MAP_POLICY);
+
+	if (fd < 0)
+		return -1;
+	if (bpf_map_update_elem(fd, &zero, p, BPF_ANY)) {
+		cfqx_err("cannot write the policy map: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int cfqx_count_pinned_progs(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(CFQX_PIN_PROGS);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reads the pinned maps into a struct cfqx_snapshot for `stats` and `top`,
+ * and gives each group a human name: user and group names, process names
+ * for tgid/pgid (from /proc, or the last submitter's comm once it exited),
+ * cgroup paths (cgroup v2 ids are the directory inode numbers).
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include "cfqx.h"
+
+static void read_comm(__u64 pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%llu/comm", (unsigned long long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+/* cgroup2 mount point from /proc/mounts ("" if none). */
+static void cgroup2_root(char *buf, size_t len)
+{
+	char dev[256], mnt[256], type[64];
+	FILE *f = fopen("/proc/mounts", "r");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	while (fscanf(f, "%255s %255s %63s %*[^\n]", dev, mnt, type) == 3) {
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(buf, len, "%s", mnt);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static __u64 want_cgid;
+static char *found_cgpath;
+static size_t found_cglen, cgroot_len;
+
+static int cg_visit(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_D && st->st_ino == want_cgid) {
+		snprintf(found_cgpath, found_cglen, "%s",
+			 path[cgroot_len] ? path + cgroot_len : "/");
+		return 1;
+	}
+	return 0;
+}
+
+static void cgroup_path(__u64 id, char *buf, size_t len)
+{
+	char root[256];
+
+	buf[0] = 0;
+	cgroup2_root(root, sizeof(root));
+	if (!root[0])
+		return;
+	want_cgid = id;
+	found_cgpath = buf;
+	found_cglen = len;
+	cgroot_len = strlen(root);
+	nftw(root, cg_visit, 16, FTW_PHYS | FTW_MOUNT);
+}
+
+static void name_group(struct cfqx_group_row *g)
+{
+	struct passwd *pw;
+	struct group *gr;
+
+	g->name[0] = 0;
+	g->cgroup[0] = 0;
+	if (g->key.flags & CFQX_GF_KTHREAD) {
+		read_comm(g->key.id, g->name, sizeof(g->name));
+		if (!g->name[0])
+			snprintf(g->name, sizeof(g->name), "%.15s", g->st.comm);
+		return;
+	}
+	switch (g->key.group_by) {
+	case CFQX_BY_UID:
+		pw = getpwuid((uid_t)g->key.id);
+		if (pw)
+			snprintf(g->name, sizeof(g->name), "%s", pw->pw_name);
+		break;
+	case CFQX_BY_GID:
+		gr = getgrgid((gid_t)g->key.id);
+		if (gr)
+			snprintf(g->name, sizeof(g->name), "%s", gr->gr_name);
+		break;
+	case CFQX_BY_CGROUP:
+		cgroup_path(g->key.id, g->cgroup, sizeof(g->cgroup));
+		snprintf(g->name, sizeof(g->name), "%s", g->cgroup);
+		break;
+	default:	/* tgid, pgid: the process (leader) name */
+		read_comm(g->key.id, g->name, sizeof(g->name));
+		if (!g->name[0])
+			snprintf(g->name, sizeof(g->name), "%.15s", g->st.comm);
+		break;
+	}
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct cfqx_group_row *x = a, *y = b;
+
+	if (x->key.dev != y->key.dev)
+		return x->key.dev < y->key.dev ? -1 : 1;
+	if (x->key.flags != y->key.flags)
+		return x->key.flags < y->key.flags ? -1 : 1;
+	if (x->key.group_by != y->key.group_by)
+		return x->key.group_by < y->key.group_by ? -1 : 1;
+	return x->key.id < y->key.id ? -1 : x->key.id > y->key.id;
+}
+
+static int dev_by_num(const void *a, const void *b)
+{
+	const struct cfqx_dev_row *x = a, *y = b;
+
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+int cfqx_snapshot_read(struct cfqx_snapshot *s)
+{
+	struct cfqx_group_key key, next;
+	struct timespec ts;
+	int gfd = -1, dfd = -1, ffd = -1, cap, ret = -1;
+	__u32 dkey, dnext;
+	void *prev;
+
+	memset(s, 0, sizeof(*s));
+	if (cfqx_read_policy(&s->policy) ||
+	    cfqx_read_global_stats(s->counters))
+		return -1;
+	gfd = cfqx_pinned_map_fd(CFQX_MAP_GROUPS);
+	dfd = cfqx_pinned_map_fd(CFQX_MAP_DEVSTATS);
+	ffd = cfqx_pinned_map_fd(CFQX_MAP_DEVICES);
+	if (gfd < 0 || dfd < 0 || ffd < 0)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->ts_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	s->device_filter = bpf_map_get_next_key(ffd, NULL, &dkey) == 0;
+
+	cap = 0;
+	for (prev = NULL; bpf_map_get_next_key(gfd, prev, &next) == 0;
+	     prev = &key) {
+		key = next;
+		if (s->ngroups == cap) {
+			void *n;
+
+			cap = cap ? cap * 2 : 64;
+			n = realloc(s->groups, cap * sizeof(*s->groups));
+			if (!n)
+				goto out;
+			s->groups = n;
+		}
+		if (bpf_map_lookup_elem(gfd, &key, &s->groups[s->ngroups].st))
+			continue;	/* deleted meanwhile */
+		s->groups[s->ngroups].key = key;
+		name_group(&s->groups[s->ngroups]);
+		s->ngroups++;
+	}
+	cap = 0;
+	for (prev = NULL; bpf_map_get_next_key(dfd, prev, &dnext) == 0;
+	     prev = &dkey) {
+		dkey = dnext;
+		if (s->ndevs == cap) {
+			void *n;
+
+			cap = cap ? cap * 2 : 8;
+			n = realloc(s->devs, cap * sizeof(*s->devs));
+			if (!n)
+				goto out;
+			s->devs = n;
+		}
+		if (bpf_map_lookup_elem(dfd, &dkey, &s->devs[s->ndevs].st))
+			continue;
+		s->devs[s->ndevs].dev = dkey;
+		cfqx_dev_name(dkey, s->devs[s->ndevs].name,
+			      sizeof(s->devs[s->ndevs].name));
+		s->ndevs++;
+	}
+	if (s->groups)
+		qsort(s->groups, s->ngroups, sizeof(*s->groups), by_key);
+	if (s->devs)
+		qsort(s->devs, s->ndevs, sizeof(*s->devs), dev_by_num);
+	ret = 0;
+out:
+	if (gfd >= 0)
+		close(gfd);
+	if (dfd >= 0)
+		close(dfd);
+	if (ffd >= 0)
+		close(ffd);
+	if (ret)
+		cfqx_snapshot_free(s);
+	return ret;
+}
+
+void cfqx_snapshot_free(struct cfqx_snapshot *s)
+{
+	free(s->groups);
+	free(s->devs);
+	s->groups = NULL;
+	s->devs = NULL;
+	s->ngroups = s->ndevs = 0;
+}

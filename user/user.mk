@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+# The cfqx command: every user/*.c linked into $(CFQX_BIN), with the BPF
+# skeleton and (once it exists) libkfifo.  CFQX_PURE_SRCS are the files
+# without system access that the unit tests compile on their own.
+USER_SRCS := $(wildcard $(ROOT)/user/*.c)
+USER_OBJS := $(patsubst $(ROOT)/user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
+USER_HDRS := $(wildcard $(ROOT)/user/*.h $(ROOT)/include/cfqx/*.h)
+CFQX_PURE_SRCS := $(ROOT)/user/parse.c $(ROOT)/user/format.c
+CFQX_LIBS := -lbpf -lelf -lz -lpthread
+CFQX_LINK_KFIFO := $(if $(wildcard $(ROOT)/kfifo/kfifo.mk),$(LIBKFIFO_A))
+
+$(BUILD)/user:
+	$(Q)mkdir -p $@
+
+$(BUILD)/user/%.o: $(ROOT)/user/%.c $(USER_HDRS) $(BUILD)/cfqx.skel.h \
+		| deps $(BUILD)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
+
+$(CFQX_BIN): $(USER_OBJS) $(CFQX_LINK_KFIFO) | deps
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) $^ $(CFQX_LIBS) -o $@
+
+.PHONY: cfqx
+cfqx: $(CFQX_BIN)
+ALL += $(CFQX_BIN)
