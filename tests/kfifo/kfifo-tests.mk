@@ -24,3 +24,24 @@ test-kfifo-asan: $(KFIFO_TEST_OUT)/unit-asan
 	$(Q)$(call run_test,kfifo-asan) $(KFIFO_TEST_OUT)/unit-asan --jobs 2
 
 TESTS += test-kfifo test-kfifo-asan
+
+KFIFO_STRESS_SRCS := $(KFIFO_TEST_DIR)/stress.c $(KFIFO_TEST_DIR)/stress-modern.c \
+	$(KFIFO_TEST_DIR)/stress-2.6.10.c
+
+$(KFIFO_TEST_OUT)/stress: $(KFIFO_STRESS_SRCS) $(KFIFO_TEST_DIR)/stress.h $(LIBKFIFO_A)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -o $@ $(KFIFO_STRESS_SRCS) $(LIBKFIFO_A) -pthread
+
+$(KFIFO_TEST_OUT)/stress-tsan: $(KFIFO_STRESS_SRCS) $(KFIFO_TEST_DIR)/stress.h \
+		$(KFIFO_SRCS) $(KFIFO_HDRS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) $(TSAN_FLAGS) -o $@ $(KFIFO_STRESS_SRCS) \
+		$(KFIFO_SRCS) -pthread
+
+test-kfifo-tsan: $(KFIFO_TEST_OUT)/stress-tsan
+	$(Q)$(call run_test,kfifo-tsan) env TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
+		$(KFIFO_TEST_OUT)/stress-tsan
+
+TESTS += test-kfifo-tsan
