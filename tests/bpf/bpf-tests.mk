@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+# Root integration test of the BPF accounting and the cfqx command on a
+# real loop device over tmpfs (see tests/bpf/test-bpf-accounting.c).  The
+# binary is self-contained so the VM harness can run it on 6.1 too.
+BPF_TEST := $(TEST_BIN)/test-bpf-accounting
+
+$(TEST_BIN):
+	$(Q)mkdir -p $@
+
+$(BPF_TEST): $(ROOT)/tests/bpf/test-bpf-accounting.c \
+		$(ROOT)/tests/bpf/json-mini.h | deps $(TEST_BIN)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(USER_CFLAGS) $< -lpthread -o $@
+
+.PHONY: test-bpf
+test-bpf: $(BPF_TEST) $(CFQX_BIN) $(BPF_OBJ)
+	$(Q)$(call run_test,bpf) $(BPF_TEST) --cfqx $(CFQX_BIN) \
+		--bpf-obj $(BPF_OBJ)
+
+ALL += $(BPF_TEST)
+TESTS += test-bpf

@@ -1,0 +1,962 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Root integration test of the BPF accounting and the cfqx command on a
+ * real loop device over tmpfs.  Self-contained (no shell, no jq) so it also
+ * runs in the busybox VM on Debian's 6.1 kernel.
+ *
+ * Worker processes with distinct uid, gid, process group (led by a separate
+ * idle process, so pgid != tgid), thread group (the I/O runs in a second
+ * thread, so tid != tgid) and cgroup v2 do O_DIRECT reads and writes of
+ * known sizes.  Checks:
+ *   - under each policy (tgid pgid uid gid cgroup) each worker's group in
+ *     `cfqx stats --json` has exactly its requests and bytes, and the
+ *     kernel's /proc/PID/io agrees (read while the worker is parked);
+ *   - live switch under load: rounds before/after `cfqx policy uid` land
+ *     in the old/new groups exactly, a background writer running across
+ *     the switch is split without loss, sum over groups == device total;
+ *   - loaded by `bpftool prog loadall ... autoattach pinmaps`, the same
+ *     workload gives the same totals and cfqx reads/unloads it;
+ *   - bad command lines: non-zero exit, one stderr line, nothing pinned.
+ * Everything it creates (loop device, tmpfs, cgroups, processes, pins) is
+ * removed on exit, also on failure or SIGINT/SIGTERM.
+ *
+ * usage: test-bpf-accounting --cfqx PATH [--bpf-obj PATH] [--bpftool PATH]
+ *                            [--no-bpftool] [--dir DIR] [--size-mb N]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include "json-mini.h"
+
+#define NWORKERS	3
+#define PIN_ROOT	"/sys/fs/bpf/cfqx"
+#define REGION		(8ULL << 20)	/* bytes of the device per worker */
+
+static const char *cfqx_bin, *bpf_obj = "build/cfqx.bpf.o";
+static const char *bpftool_bin = "bpftool";
+static int use_bpftool = 1;
+static char tmpdir[256], loopdev[64], cg2root[300], cgdir[360];
+static int mounted_tmpfs, mounted_cg2, loop_fd = -1, loop_nr = -1;
+static int failures, checks;
+static int we_loaded;
+
+struct worker {
+	pid_t pid, leader;	/* worker process, its process group leader */
+	int cmd_fd, done_fd;	/* pipes: parent -> worker, worker -> parent */
+	unsigned uid, gid;
+	unsigned long long cgid;
+	char cgpath[400];
+	/* workload of one round */
+	unsigned nw, ws, nr, rs;
+	/* totals since the current load, for checking */
+	unsigned long long wbytes, rbytes, wrqs, rrqs;
+};
+
+static struct worker workers[NWORKERS + 1];	/* + background writer */
+static int nworkers_alive;
+
+/* ---- reporting ------------------------------------------------------ */
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks++;
+	if (ok)
+		return;
+	failures++;
+	fputs("FAIL: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("test-bpf-accounting: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);	/* atexit cleanup runs */
+}
+
+/* ---- running cfqx and bpftool -------------------------------------- */
+
+struct run_result {
+	int status;		/* exit code, or 128 + signal */
+	char out[1 << 20];
+	char err[8192];
+};
+
+static struct run_result rr;
+
+static void drain(int fd, char *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while (len + 1 < cap && (n = read(fd, buf + len, cap - 1 - len)) > 0)
+		len += n;
+	buf[len] = 0;
+	while ((n = read(fd, (char[256]){ 0 }, 256)) > 0)
+		;	/* discard the rest */
+}
+
+/* Run argv (NULL-terminated) as @uid (0: as is); fills rr. */
+static int run_as(unsigned uid, char *const argv[])
+{
+	int out[2], err[2], st;
+	pid_t pid;
+
+	if (pipe(out) || pipe(err))
+		die("pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		if (uid && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
+			_exit(126);
+		execvp(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	/* cfqx output is small except stats: read stdout fully first */
+	drain(out[0], rr.out, sizeof(rr.out));
+	drain(err[0], rr.err, sizeof(rr.err));
+	close(out[0]);
+	close(err[0]);
+	waitpid(pid, &st, 0);
+	rr.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return rr.status;
+}
+
+#define CFQX(...) run_as(0, (char *const[]){ (char *)cfqx_bin, __VA_ARGS__, NULL })
+
+static void copy_str(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+
+	memcpy(dst, src, l);
+	dst[l] = 0;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static int pinned(void)
+{
+	return access(PIN_ROOT, F_OK) == 0;
+}
+
+/* ---- setup and cleanup ---------------------------------------------- */
+
+static void kill_workers(void)
+{
+	int i;
+
+	for (i = 0; i <= NWORKERS; i++) {
+		struct worker *w = &workers[i];
+
+		if (w->pid > 0) {
+			kill(w->pid, SIGKILL);
+			waitpid(w->pid, NULL, 0);
+			w->pid = 0;
+		}
+		if (w->leader > 0) {
+			kill(w->leader, SIGKILL);
+			waitpid(w->leader, NULL, 0);
+			w->leader = 0;
+		}
+		if (w->cmd_fd > 0)
+			close(w->cmd_fd);
+		if (w->done_fd > 0)
+			close(w->done_fd);
+		w->cmd_fd = w->done_fd = 0;
+		if (w->cgpath[0])
+			rmdir(w->cgpath);
+		w->cgpath[0] = 0;
+	}
+	nworkers_alive = 0;
+}
+
+static void cleanup(void)
+{
+	kill_workers();
+	if (we_loaded && pinned() && cfqx_bin)
+		CFQX("unload");
+	if (cgdir[0])
+		rmdir(cgdir);
+	if (loop_fd >= 0) {
+		ioctl(loop_fd, LOOP_CLR_FD, 0);
+		close(loop_fd);
+		loop_fd = -1;
+	}
+	if (tmpdir[0]) {
+		char img[300];
+
+		snprintf(img, sizeof(img), "%s/backing.img", tmpdir);
+		unlink(img);
+		if (mounted_cg2) {
+			umount2(cg2root, MNT_DETACH);
+			rmdir(cg2root);
+		}
+		if (mounted_tmpfs)
+			umount2(tmpdir, MNT_DETACH);
+		rmdir(tmpdir);
+		tmpdir[0] = 0;
+	}
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exit(1);	/* runs cleanup() */
+}
+
+static void setup_loop(unsigned size_mb, const char *dir)
+{
+	struct loop_config cfg;
+	char img[300];
+	int ctl, fd;
+
+	if (dir) {
+		snprintf(tmpdir, sizeof(tmpdir), "%s/cfqx-test.XXXXXX", dir);
+		if (!mkdtemp(tmpdir))
+			die("mkdtemp %s: %s", tmpdir, strerror(errno));
+	} else {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/cfqx-test.XXXXXX");
+		if (!mkdtemp(tmpdir))
+			die("mkdtemp: %s", strerror(errno));
+		if (mount("tmpfs", tmpdir, "tmpfs", 0, "size=512m"))
+			die("mount tmpfs on %s: %s", tmpdir, strerror(errno));
+		mounted_tmpfs = 1;
+	}
+	snprintf(img, sizeof(img), "%s/backing.img", tmpdir);
+	fd = open(img, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)size_mb << 20))
+		die("backing file %s: %s", img, strerror(errno));
+	ctl = open("/dev/loop-control", O_RDWR);
+	if (ctl < 0)
+		die("/dev/loop-control: %s (loop driver missing?)",
+		    strerror(errno));
+	for (int tries = 0; tries < 10; tries++) {
+		loop_nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (loop_nr < 0)
+			die("LOOP_CTL_GET_FREE: %s", strerror(errno));
+		snprintf(loopdev, sizeof(loopdev), "/dev/loop%d", loop_nr);
+		if (access(loopdev, F_OK)) {
+			/* no devtmpfs node (busybox VM): make one */
+			mknod(loopdev, S_IFBLK | 0600, makedev(7, loop_nr));
+		}
+		loop_fd = open(loopdev, O_RDWR);
+		if (loop_fd < 0)
+			die("open %s: %s", loopdev, strerror(errno));
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.fd = fd;
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		if (!ioctl(loop_fd, LOOP_CONFIGURE, &cfg))
+			break;
+		if (errno != EBUSY)
+			die("LOOP_CONFIGURE %s: %s", loopdev, strerror(errno));
+		close(loop_fd);	/* raced with someone: next free one */
+		loop_fd = -1;
+	}
+	close(ctl);
+	close(fd);
+	if (loop_fd < 0)
+		die("no free loop device");
+	/* 'none' keeps the path of most requests (direct issue) */
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/block/loop%d/queue/scheduler",
+		 loop_nr);
+	fd = open(path, O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "none", 4) < 0)
+			printf("note: cannot set scheduler none: %s\n",
+			       strerror(errno));
+		close(fd);
+	}
+	printf("loop device %s over %s\n", loopdev, img);
+}
+
+static void setup_cgroups(void)
+{
+	char dev[256], mnt[256], type[64];
+	FILE *f = fopen("/proc/mounts", "r");
+
+	cg2root[0] = 0;
+	while (f && fscanf(f, "%255s %255s %63s %*[^\n]", dev, mnt, type) == 3)
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(cg2root, sizeof(cg2root), "%s", mnt);
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (!cg2root[0]) {
+		snprintf(cg2root, sizeof(cg2root), "%s/cg2", tmpdir);
+		mkdir(cg2root, 0755);
+		if (mount("cgroup2", cg2root, "cgroup2", 0, NULL))
+			die("no cgroup2 mounted and cannot mount one: %s",
+			    strerror(errno));
+		mounted_cg2 = 1;
+	}
+	snprintf(cgdir, sizeof(cgdir), "%s/cfqx-test.%d", cg2root, getpid());
+	if (mkdir(cgdir, 0755))
+		die("mkdir %s: %s", cgdir, strerror(errno));
+}
+
+/* ---- workers -------------------------------------------------------- */
+
+struct io_job {
+	struct worker *w;
+	int fd;
+	off_t base;
+	int forever_fd;		/* background writer: stop when readable */
+	unsigned long long ops;
+	int err;
+};
+
+static void *io_thread(void *arg)
+{
+	struct io_job *j = arg;
+	struct worker *w = j->w;
+	size_t max = w->ws > w->rs ? w->ws : w->rs;
+	void *buf;
+	unsigned i;
+	off_t off = j->base;
+
+	if (posix_memalign(&buf, 4096, max)) {
+		j->err = ENOMEM;
+		return NULL;
+	}
+	memset(buf, 0x5a, max);
+	if (j->forever_fd >= 0) {
+		/* background writer: w->ws writes until told to stop */
+		for (;;) {
+			struct timeval tv = { 0, 0 };
+			fd_set set;
+
+			FD_ZERO(&set);
+			FD_SET(j->forever_fd, &set);
+			if (select(j->forever_fd + 1, &set, NULL, NULL, &tv) > 0)
+				break;
+			if (pwrite(j->fd, buf, w->ws, off) != (ssize_t)w->ws) {
+				j->err = errno;
+				break;
+			}
+			j->ops++;
+			off += w->ws;
+			if (off + w->ws > j->base + (off_t)REGION)
+				off = j->base;
+		}
+		free(buf);
+		return NULL;
+	}
+	for (i = 0; i < w->nw; i++, off += w->ws)
+		if (pwrite(j->fd, buf, w->ws, off) != (ssize_t)w->ws) {
+			j->err = errno ? errno : EIO;
+			break;
+		}
+	off = j->base;
+	for (i = 0; !j->err && i < w->nr; i++, off += w->rs)
+		if (pread(j->fd, buf, w->rs, off) != (ssize_t)w->rs) {
+			j->err = errno ? errno : EIO;
+			break;
+		}
+	free(buf);
+	return NULL;
+}
+
+/*
+ * Worker main: device opened as root, then privileges dropped.  Commands
+ * on the pipe: 'r' one round (reply 'd' or 'e'), 'b' background writer
+ * until 's' (reply with the op count), 'q' quit.
+ */
+static void worker_main(struct worker *w, int idx, int cmd, int done)
+{
+	int fd = open(loopdev, O_RDWR | O_DIRECT);
+	char c;
+
+	if (fd < 0 || setgroups(0, NULL) || setgid(w->gid) || setuid(w->uid))
+		_exit(3);
+	while (read(cmd, &c, 1) == 1) {
+		struct io_job j = { .w = w, .fd = fd,
+				    .base = (off_t)REGION * idx,
+				    .forever_fd = -1 };
+		pthread_t t;
+
+		if (c == 'q')
+			break;
+		if (c == 'b')
+			j.forever_fd = cmd;
+		if (pthread_create(&t, NULL, io_thread, &j))
+			_exit(4);
+		pthread_join(t, NULL);
+		if (c == 'b') {
+			if (read(cmd, &c, 1) != 1)	/* the 's' */
+				_exit(5);
+			if (write(done, &j.ops, sizeof(j.ops)) < 0)
+				_exit(6);
+			continue;
+		}
+		c = j.err ? 'e' : 'd';
+		if (write(done, &c, 1) != 1)
+			_exit(6);
+	}
+	_exit(0);
+}
+
+static void write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || write(fd, s, strlen(s)) < 0)
+		die("write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+static void start_worker(int idx)
+{
+	struct worker *w = &workers[idx];
+	int cmd[2], done[2];
+	char buf[32];
+	struct stat st;
+	pid_t leader;
+
+	w->uid = 60001 + idx;
+	w->gid = 61001 + idx;
+	w->nw = 10 + 3 * idx;
+	w->ws = 8192 * (idx + 1);
+	w->nr = 15 + 2 * idx;
+	w->rs = 4096 * (idx + 1);
+	if (idx == NWORKERS)
+		w->ws = w->rs = 4096;
+	w->wbytes = w->rbytes = w->wrqs = w->rrqs = 0;
+
+	/* process group leader: idles until killed */
+	leader = fork();
+	if (leader < 0)
+		die("fork: %s", strerror(errno));
+	if (!leader) {
+		setpgid(0, 0);
+		for (;;)
+			pause();
+	}
+	setpgid(leader, leader);
+	w->leader = leader;
+
+	snprintf(w->cgpath, sizeof(w->cgpath), "%s/w%d", cgdir, idx);
+	if (mkdir(w->cgpath, 0755) || stat(w->cgpath, &st))
+		die("mkdir %s: %s", w->cgpath, strerror(errno));
+	w->cgid = st.st_ino;	/* cgroup v2 id == kernfs inode */
+
+	if (pipe(cmd) || pipe(done))
+		die("pipe: %s", strerror(errno));
+	fflush(NULL);
+	w->pid = fork();
+	if (w->pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!w->pid) {
+		close(cmd[1]);
+		close(done[0]);
+		if (setpgid(0, leader))
+			_exit(2);
+		worker_main(w, idx, cmd[0], done[1]);
+	}
+	close(cmd[0]);
+	close(done[1]);
+	w->cmd_fd = cmd[1];
+	w->done_fd = done[0];
+	snprintf(buf, sizeof(buf), "%d\n", w->pid);
+	{
+		char procs[460];
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", w->cgpath);
+		write_file(procs, buf);
+	}
+	nworkers_alive++;
+}
+
+static void send_cmd(struct worker *w, char c)
+{
+	if (write(w->cmd_fd, &c, 1) != 1)
+		die("worker %d: %s", w->pid, strerror(errno));
+}
+
+static void round_all(int n)
+{
+	int i;
+	char c;
+
+	for (i = 0; i < n; i++)
+		send_cmd(&workers[i], 'r');
+	for (i = 0; i < n; i++) {
+		struct worker *w = &workers[i];
+
+		if (read(w->done_fd, &c, 1) != 1 || c != 'd')
+			die("worker %d failed its I/O round", i);
+		w->wbytes += (unsigned long long)w->nw * w->ws;
+		w->rbytes += (unsigned long long)w->nr * w->rs;
+		w->wrqs += w->nw;
+		w->rrqs += w->nr;
+	}
+}
+
+/* /proc/PID/io of a parked worker. */
+static void proc_io(pid_t pid, unsigned long long *rb, unsigned long long *wb)
+{
+	char path[64], key[64];
+	unsigned long long v;
+	FILE *f;
+
+	*rb = *wb = ~0ULL;
+	snprintf(path, sizeof(path), "/proc/%d/io", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fscanf(f, "%63s %llu", key, &v) == 2) {
+		if (!strcmp(key, "read_bytes:"))
+			*rb = v;
+		else if (!strcmp(key, "write_bytes:"))
+			*wb = v;
+	}
+	fclose(f);
+}
+
+/* ---- stats checks --------------------------------------------------- */
+
+static struct jnode *stats_json(void)
+{
+	struct jnode *root;
+
+	if (CFQX("stats", "--json"))
+		die("cfqx stats --json failed (%d): %s", rr.status, rr.err);
+	root = jparse(rr.out);
+	if (!root)
+		die("cfqx stats --json printed invalid JSON");
+	return root;
+}
+
+static struct jnode *our_device(struct jnode *root)
+{
+	struct jnode *devs = jget(root, "devices");
+	char want[32];
+	int i;
+
+	snprintf(want, sizeof(want), "7:%d", loop_nr);
+	for (i = 0; devs && i < devs->nkids; i++)
+		if (!strcmp(jstr(&devs->kids[i], "dev"), want))
+			return &devs->kids[i];
+	return NULL;
+}
+
+static struct jnode *find_group(struct jnode *dev, const char *by,
+				unsigned long long id)
+{
+	struct jnode *groups = jget(dev, "groups");
+	int i;
+
+	for (i = 0; groups && i < groups->nkids; i++) {
+		struct jnode *g = &groups->kids[i];
+		struct jnode *k = jget(g, "kthread");
+
+		if (!strcmp(jstr(g, "group_by"), by) && jnum(g, "id") == id &&
+		    k && !k->b)
+			return g;
+	}
+	return NULL;
+}
+
+static unsigned long long worker_id(struct worker *w, const char *by)
+{
+	if (!strcmp(by, "tgid"))
+		return w->pid;
+	if (!strcmp(by, "pgid"))
+		return w->leader;
+	if (!strcmp(by, "uid"))
+		return w->uid;
+	if (!strcmp(by, "gid"))
+		return w->gid;
+	return w->cgid;
+}
+
+/* Sum over groups == device totals (tracked part), nothing untracked. */
+static void check_device_sums(struct jnode *dev, const char *what)
+{
+	struct jnode *sum = jget(dev, "group_sum");
+	const char *f[] = { "read_rqs", "read_bytes", "write_rqs",
+			    "write_bytes" };
+	unsigned long long untracked = jnum(dev, "untracked_rqs");
+	int i;
+
+	check(untracked == 0, "%s: %llu untracked requests on the device",
+	      what, untracked);
+	for (i = 0; i < 4; i++)
+		check(jnum(sum, f[i]) == jnum(dev, f[i]),
+		      "%s: sum over groups %s %llu != device total %llu", what,
+		      f[i], jnum(sum, f[i]), jnum(dev, f[i]));
+}
+
+static void check_worker_group(struct jnode *dev, struct worker *w,
+			       int idx, const char *by, const char *what)
+{
+	struct jnode *g = find_group(dev, by, worker_id(w, by));
+
+	check(g != NULL, "%s: no %s group %llu for worker %d", what, by,
+	      worker_id(w, by), idx);
+	if (!g)
+		return;
+	check(jnum(g, "write_bytes") == w->wbytes &&
+	      jnum(g, "write_rqs") == w->wrqs &&
+	      jnum(g, "read_bytes") == w->rbytes &&
+	      jnum(g, "read_rqs") == w->rrqs,
+	      "%s: worker %d %s %llu: got write %llu rqs %llu bytes, read %llu rqs %llu bytes; want %llu/%llu, %llu/%llu",
+	      what, idx, by, worker_id(w, by), jnum(g, "write_rqs"),
+	      jnum(g, "write_bytes"), jnum(g, "read_rqs"),
+	      jnum(g, "read_bytes"), w->wrqs, w->wbytes, w->rrqs, w->rbytes);
+	check(jnum(g, "in_flight") == 0 && jnum(g, "queued") == 0,
+	      "%s: worker %d group still shows %llu in flight, %llu queued",
+	      what, idx, jnum(g, "in_flight"), jnum(g, "queued"));
+}
+
+/* ---- the phases ----------------------------------------------------- */
+
+static void load(const char *key)
+{
+	if (CFQX("load", "--dev", loopdev, "--policy", (char *)key))
+		die("cfqx load --policy %s failed: %s", key, rr.err);
+	we_loaded = 1;
+}
+
+static void unload(void)
+{
+	if (CFQX("unload"))
+		die("cfqx unload failed: %s", rr.err);
+	check(!pinned(), "cfqx unload left %s behind", PIN_ROOT);
+}
+
+static void phase_policy(const char *key)
+{
+	char what[64];
+	struct jnode *root, *dev;
+	int i;
+
+	snprintf(what, sizeof(what), "policy %s", key);
+	load(key);
+	for (i = 0; i < NWORKERS; i++)
+		start_worker(i);
+	round_all(NWORKERS);
+	/* workers are parked: compare with the kernel's per-task counters */
+	for (i = 0; i < NWORKERS; i++) {
+		unsigned long long rb, wb;
+
+		proc_io(workers[i].pid, &rb, &wb);
+		check(rb == workers[i].rbytes && wb == workers[i].wbytes,
+		      "%s: /proc/%d/io read_bytes %llu write_bytes %llu, want %llu %llu",
+		      what, workers[i].pid, rb, wb, workers[i].rbytes,
+		      workers[i].wbytes);
+	}
+	root = stats_json();
+	dev = our_device(root);
+	check(dev != NULL, "%s: %s not in cfqx stats", what, loopdev);
+	if (dev) {
+		check(!strcmp(jstr(jget(root, "policy"), "group_by"), key),
+		      "%s: stats shows policy %s", what,
+		      jstr(jget(root, "policy"), "group_by"));
+		for (i = 0; i < NWORKERS; i++)
+			check_worker_group(dev, &workers[i], i, key, what);
+		check_device_sums(dev, what);
+	}
+	jfree(root);
+	free(root);
+	kill_workers();
+	unload();
+	printf("ok: %s: per-group requests and bytes exact, /proc/PID/io agrees\n",
+	       key);
+}
+
+static void phase_live_switch(void)
+{
+	struct worker *bg = &workers[NWORKERS];
+	unsigned long long bg_ops = 0, got_bg = 0;
+	struct jnode *root, *dev, *g;
+	struct worker before[NWORKERS];
+	const char *what = "live switch";
+	int i;
+
+	load("tgid");
+	for (i = 0; i <= NWORKERS; i++)
+		start_worker(i);
+	send_cmd(bg, 'b');	/* background writer across the switch */
+	round_all(NWORKERS);
+	memcpy(before, workers, sizeof(before));
+	if (CFQX("policy", "uid"))
+		die("cfqx policy uid failed: %s", rr.err);
+	for (i = 0; i < NWORKERS; i++)
+		workers[i].wbytes = workers[i].rbytes = workers[i].wrqs =
+			workers[i].rrqs = 0;
+	round_all(NWORKERS);
+	send_cmd(bg, 's');
+	if (read(bg->done_fd, &bg_ops, sizeof(bg_ops)) != sizeof(bg_ops))
+		die("background writer failed");
+
+	root = stats_json();
+	dev = our_device(root);
+	check(dev != NULL, "%s: device missing", what);
+	if (dev) {
+		for (i = 0; i < NWORKERS; i++) {
+			check_worker_group(dev, &before[i], i, "tgid",
+					   "live switch, before");
+			check_worker_group(dev, &workers[i], i, "uid",
+					   "live switch, after");
+		}
+		g = find_group(dev, "tgid", bg->pid);
+		check(g && jnum(g, "write_rqs") > 0,
+		      "%s: background writer has no requests before the switch",
+		      what);
+		if (g)
+			got_bg += jnum(g, "write_rqs");
+		g = find_group(dev, "uid", bg->uid);
+		check(g && jnum(g, "write_rqs") > 0,
+		      "%s: background writer has no requests after the switch",
+		      what);
+		if (g)
+			got_bg += jnum(g, "write_rqs");
+		check(got_bg == bg_ops,
+		      "%s: background writer did %llu writes, groups show %llu",
+		      what, bg_ops, got_bg);
+		check_device_sums(dev, what);
+	}
+	jfree(root);
+	free(root);
+	kill_workers();
+	unload();
+	printf("ok: live switch tgid -> uid under load: rounds exact, %llu background writes split without loss\n",
+	       bg_ops);
+}
+
+static void phase_bpftool(void)
+{
+	char hex[256], *argv[64];
+	struct jnode *root, *dev;
+	int i, n = 0;
+	char *tok;
+
+	if (!use_bpftool) {
+		printf("skip: bpftool phase (--no-bpftool)\n");
+		return;
+	}
+	if (run_as(0, (char *const[]){ (char *)bpftool_bin, "prog", "help",
+				      NULL }) == 127 ||
+	    !strstr(rr.err, "autoattach")) {
+		check(0, "bpftool %s missing or without autoattach", bpftool_bin);
+		return;
+	}
+	mkdir(PIN_ROOT, 0700);
+	we_loaded = 1;
+	if (run_as(0, (char *const[]){ (char *)bpftool_bin, "prog", "loadall",
+				      (char *)bpf_obj, PIN_ROOT "/progs",
+				      "autoattach", "pinmaps",
+				      PIN_ROOT "/maps", NULL }))
+		die("bpftool prog loadall failed: %s", rr.err);
+	/* the policy through bpftool, bytes from cfqx policy --hex */
+	if (CFQX("policy", "--hex", "uid"))
+		die("cfqx policy --hex uid failed: %s", rr.err);
+	copy_str(hex, sizeof(hex), rr.out);
+	argv[n++] = (char *)bpftool_bin;
+	argv[n++] = "map";
+	argv[n++] = "update";
+	argv[n++] = "pinned";
+	argv[n++] = PIN_ROOT "/maps/policy";
+	argv[n++] = "key";
+	for (i = 0; i < 4; i++)
+		argv[n++] = "0";
+	argv[n++] = "value";
+	argv[n++] = "hex";
+	for (tok = strtok(hex, " \n"); tok && n < 62; tok = strtok(NULL, " \n"))
+		argv[n++] = tok;
+	argv[n] = NULL;
+	if (run_as(0, argv))
+		die("bpftool map update failed: %s", rr.err);
+	check(CFQX("status") == 0 && strstr(rr.out, "[uid]"),
+	      "bpftool: cfqx status does not show the uid policy: %s", rr.out);
+
+	for (i = 0; i < NWORKERS; i++)
+		start_worker(i);
+	round_all(NWORKERS);
+	root = stats_json();
+	dev = our_device(root);
+	check(dev != NULL, "bpftool: device missing");
+	if (dev) {
+		for (i = 0; i < NWORKERS; i++)
+			check_worker_group(dev, &workers[i], i, "uid",
+					   "bpftool");
+		check_device_sums(dev, "bpftool");
+	}
+	jfree(root);
+	free(root);
+	kill_workers();
+	unload();
+	printf("ok: loaded by bpftool loadall: same exact totals, cfqx unload cleans it\n");
+}
+
+/* One bad command line: non-zero, one stderr line, pins unchanged. */
+static void bad(unsigned uid, int expect_pinned, const char *why,
+		char *const argv[])
+{
+	run_as(uid, argv);
+	check(rr.status != 0, "bad input (%s): exit 0", why);
+	check(count_lines(rr.err) == 1,
+	      "bad input (%s): want one stderr line, got: %s", why, rr.err);
+	check(pinned() == expect_pinned,
+	      "bad input (%s): left the pins %s", why,
+	      expect_pinned ? "removed" : "behind");
+}
+
+#define BAD(uid, pin, why, ...) \
+	bad(uid, pin, why, (char *const[]){ (char *)cfqx_bin, __VA_ARGS__, NULL })
+
+static void phase_bad_input(void)
+{
+	char pol_before[4096], sched[256], path[128];
+	int fd, n, has_elevator = 0;
+
+	BAD(0, 0, "unknown command", "frobnicate");
+	BAD(0, 0, "unknown device", "load", "--dev", "nosuchdisk0");
+	BAD(0, 0, "unknown policy key", "load", "--dev", loopdev,
+	    "--policy", "bogus");
+	BAD(0, 0, "bad quantum", "load", "--dev", loopdev, "--quantum", "0");
+	BAD(0, 0, "not a number", "load", "--dev", loopdev, "--quantum", "4x");
+	BAD(0, 0, "unload when not loaded", "unload");
+	BAD(0, 0, "policy when not loaded", "policy", "uid");
+	BAD(0, 0, "stats when not loaded", "stats", "--json");
+	BAD(65534, 0, "not root", "load", "--dev", loopdev);
+	snprintf(path, sizeof(path), "/sys/block/loop%d/queue/scheduler",
+		 loop_nr);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, sched, sizeof(sched) - 1);
+		sched[n > 0 ? n : 0] = 0;
+		has_elevator = strstr(sched, "cfqx") != NULL;
+		close(fd);
+	}
+	if (!has_elevator)
+		BAD(0, 0, "elevator not available", "load", "--dev", loopdev,
+		    "--elevator");
+
+	load("tgid");
+	BAD(0, 1, "already loaded", "load", "--dev", loopdev);
+	CFQX("policy", "--json");
+	copy_str(pol_before, sizeof(pol_before), rr.out);
+	BAD(0, 1, "unknown policy key, loaded", "policy", "bogus");
+	BAD(0, 1, "bad fifo_expire_sync", "policy", "uid",
+	    "--fifo-expire-sync", "0");
+	check(strstr(rr.err, "fifo_expire_sync") != NULL,
+	      "bad field not named: %s", rr.err);
+	BAD(0, 1, "unknown option", "policy", "--frob", "1");
+	BAD(0, 1, "top bad interval", "top", "--interval", "0");
+	CFQX("policy", "--json");
+	check(!strcmp(pol_before, rr.out),
+	      "a rejected policy changed the live one: %s -> %s", pol_before,
+	      rr.out);
+	check(CFQX("status", "--json") == 0 && strstr(rr.out, "\"loaded\":true"),
+	      "status --json after bad input: %s", rr.out);
+	unload();
+	check(CFQX("status") == 3, "status when not loaded: exit %d",
+	      rr.status);
+	printf("ok: bad input rejected with one line, nothing changed\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cfqx", required_argument, NULL, 'c' },
+		{ "bpf-obj", required_argument, NULL, 'o' },
+		{ "bpftool", required_argument, NULL, 'b' },
+		{ "no-bpftool", no_argument, NULL, 'n' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "size-mb", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL;
+	unsigned size_mb = 64;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': cfqx_bin = optarg; break;
+		case 'o': bpf_obj = optarg; break;
+		case 'b': bpftool_bin = optarg; break;
+		case 'n': use_bpftool = 0; break;
+		case 'd': dir = optarg; break;
+		case 's': size_mb = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: %s --cfqx PATH [--bpf-obj PATH] [--bpftool PATH] [--no-bpftool] [--dir DIR] [--size-mb N]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!cfqx_bin || access(cfqx_bin, X_OK))
+		die("--cfqx PATH to the cfqx binary is required");
+	if (geteuid() != 0)
+		die("needs root (loop devices, BPF, cgroups, setuid workers)");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		die("kernel BTF missing (/sys/kernel/btf/vmlinux)");
+	if (pinned())
+		die("%s exists: cfqx is loaded already; unload it first",
+		    PIN_ROOT);
+	if (size_mb < (NWORKERS + 1) * (REGION >> 20))
+		size_mb = (NWORKERS + 1) * (REGION >> 20);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	atexit(cleanup);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	setup_loop(size_mb, dir);
+	setup_cgroups();
+
+	phase_bad_input();
+	phase_policy("tgid");
+	phase_policy("pgid");
+	phase_policy("uid");
+	phase_policy("gid");
+	phase_policy("cgroup");
+	phase_live_switch();
+	phase_bpftool();
+
+	printf("%d checks, %d failed\n", checks, failures);
+	return failures ? 1 : 0;
+}
