@@ -20,6 +20,15 @@ const char *const cfqx_stat_names[CFQX_STAT_NR] = {
 	[CFQX_STAT_BAD_POLICY] = "bad_policy",
 };
 
+void cfqx_snapshot_free(struct cfqx_snapshot *s)
+{
+	free(s->groups);
+	free(s->devs);
+	s->groups = NULL;
+	s->devs = NULL;
+	s->ngroups = s->ndevs = 0;
+}
+
 void cfqx_policy_hex(const struct cfqx_policy *p, char *buf, size_t len)
 {
 	const unsigned char *b = (const unsigned char *)p;

@@ -214,12 +214,3 @@ out:
 		cfqx_snapshot_free(s);
 	return ret;
 }
-
-void cfqx_snapshot_free(struct cfqx_snapshot *s)
-{
-	free(s->groups);
-	free(s->devs);
-	s->groups = NULL;
-	s->devs = NULL;
-	s->ngroups = s->ndevs = 0;
-}
