@@ -5,7 +5,7 @@
 USER_SRCS := $(wildcard $(ROOT)/user/*.c)
 USER_OBJS := $(patsubst $(ROOT)/user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
 USER_HDRS := $(wildcard $(ROOT)/user/*.h $(ROOT)/include/cfqx/*.h)
-CFQX_PURE_SRCS := $(ROOT)/user/parse.c $(ROOT)/user/format.c
+CFQX_PURE_SRCS := $(ROOT)/user/parse.c $(ROOT)/user/format.c $(ROOT)/user/devname.c
 CFQX_LIBS := -lbpf -lelf -lz -lpthread
 CFQX_LINK_KFIFO := $(if $(wildcard $(ROOT)/kfifo/kfifo.mk),$(LIBKFIFO_A))
 
@@ -24,3 +24,19 @@ $(CFQX_BIN): $(USER_OBJS) $(CFQX_LINK_KFIFO) | deps
 .PHONY: cfqx
 cfqx: $(CFQX_BIN)
 ALL += $(CFQX_BIN)
+
+# The same command built with ASan+UBSan, for the integration test.
+CFQX_ASAN_BIN := $(BUILD)/cfqx-asan
+USER_ASAN_OBJS := $(patsubst $(ROOT)/user/%.c,$(BUILD)/user-asan/%.o,$(USER_SRCS))
+
+$(BUILD)/user-asan:
+	$(Q)mkdir -p $@
+
+$(BUILD)/user-asan/%.o: $(ROOT)/user/%.c $(USER_HDRS) $(BUILD)/cfqx.skel.h \
+		| deps $(BUILD)/user-asan
+	$(call msg,CC-ASAN,$@)
+	$(Q)$(CC) $(USER_CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+
+$(CFQX_ASAN_BIN): $(USER_ASAN_OBJS) $(CFQX_LINK_KFIFO) | deps
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(USER_CFLAGS) $(ASAN_FLAGS) $(USER_LDFLAGS) $^ $(CFQX_LIBS) -o $@

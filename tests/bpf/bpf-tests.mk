@@ -19,3 +19,11 @@ test-bpf: $(BPF_TEST) $(CFQX_BIN) $(BPF_OBJ)
 
 ALL += $(BPF_TEST)
 TESTS += test-bpf
+
+# Same test driving the ASan+UBSan build of cfqx (leaks and UB fail it).
+.PHONY: test-bpf-asan
+test-bpf-asan: $(BPF_TEST) $(BUILD)/cfqx-asan $(BPF_OBJ)
+	$(Q)$(call run_test,bpf-asan) env ASAN_OPTIONS=detect_leaks=1:exitcode=99 \
+		$(BPF_TEST) --cfqx $(BUILD)/cfqx-asan --bpf-obj $(BPF_OBJ)
+
+TESTS += test-bpf-asan
