@@ -15,7 +15,7 @@ $(BPF_TEST): $(ROOT)/tests/bpf/test-bpf-accounting.c \
 .PHONY: test-bpf
 test-bpf: $(BPF_TEST) $(CFQX_BIN) $(BPF_OBJ)
 	$(Q)$(call run_test,bpf) $(BPF_TEST) --cfqx $(CFQX_BIN) \
-		--bpf-obj $(BPF_OBJ)
+		--bpf-obj $(BPF_OBJ) --require-bpftool
 
 ALL += $(BPF_TEST)
 TESTS += test-bpf
@@ -24,6 +24,6 @@ TESTS += test-bpf
 .PHONY: test-bpf-asan
 test-bpf-asan: $(BPF_TEST) $(BUILD)/cfqx-asan $(BPF_OBJ)
 	$(Q)$(call run_test,bpf-asan) env ASAN_OPTIONS=detect_leaks=1:exitcode=99 \
-		$(BPF_TEST) --cfqx $(BUILD)/cfqx-asan --bpf-obj $(BPF_OBJ)
+		$(BPF_TEST) --cfqx $(BUILD)/cfqx-asan --bpf-obj $(BPF_OBJ) --require-bpftool
 
 TESTS += test-bpf-asan
