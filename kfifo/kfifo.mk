@@ -35,11 +35,12 @@ $(BUILD)/bench/rwq.o: $(ROOT)/bench/kfifo/rwq.cpp | deps
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -DNDEBUG -c $< -o $@
 
-$(KFIFO_BENCH): $(ROOT)/bench/kfifo/bench.c $(BUILD)/bench/rwq.o $(LIBKFIFO_A) | deps
+$(KFIFO_BENCH): $(ROOT)/bench/kfifo/bench.c $(ROOT)/bench/kfifo/bench-2.6.10.c \
+		$(BUILD)/bench/rwq.o $(LIBKFIFO_A) | deps
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(USER_CFLAGS) -o $@ $< $(BUILD)/bench/rwq.o $(LIBKFIFO_A) \
-		-lck -lstdc++ -pthread
+	$(Q)$(CC) $(USER_CFLAGS) -o $@ $(filter %.c,$^) $(BUILD)/bench/rwq.o \
+		$(LIBKFIFO_A) -lck -lstdc++ -pthread
 
 .PHONY: bench-kfifo
 bench-kfifo: $(KFIFO_BENCH)
-	$(Q)$(KFIFO_BENCH)
+	$(Q)$(KFIFO_BENCH) $(KFIFO_BENCH_ARGS)

@@ -28,8 +28,7 @@
 
 #include "kfifo/kfifo.h"
 
-#define RUNS		7
-#define SLOTS		8
+#define MAX_SLOTS	64
 #define FIFO_BYTES	(1u << 20)
 #define ELEM_CAPACITY	4096u
 #define ELEM_OPS	20000000ull
@@ -39,7 +38,13 @@ void rwq_delete(void *q);
 void rwq_writer(void *q, uint64_t n);
 uint64_t rwq_reader(void *q, uint64_t n);
 
-static int ncpus;
+void *old_fifo_new(unsigned int size);
+void old_fifo_delete(void *fifo);
+void old_fifo_reset(void *fifo);
+void old_stream_writer(void *fifo, unsigned char *src, size_t chunk, uint64_t total);
+uint64_t old_stream_reader(void *fifo, unsigned char *dst, size_t chunk, uint64_t total);
+
+static int ncpus, runs = 7, nslots = 8;
 
 static double now(void)
 {
@@ -168,8 +173,8 @@ struct slot {
 };
 
 struct slots {
-	struct slot flag[SLOTS];
-	unsigned char *data[SLOTS];
+	struct slot flag[MAX_SLOTS];
+	unsigned char *data[MAX_SLOTS];
 };
 
 static void slot_writer(struct job *job)
@@ -184,7 +189,7 @@ static void slot_writer(struct job *job)
 		src_buf[0] = (unsigned char)(sent / chunk);
 		memcpy(s->data[i], src_buf, chunk);
 		atomic_store_explicit(&s->flag[i].full, 1, memory_order_release);
-		i = (i + 1) % SLOTS;
+		i = i + 1 == (unsigned int)nslots ? 0 : i + 1;
 	}
 }
 
@@ -200,8 +205,18 @@ static void slot_reader(struct job *job)
 		memcpy(dst_buf, s->data[i], chunk);
 		atomic_store_explicit(&s->flag[i].full, 0, memory_order_release);
 		job->bad += dst_buf[0] != (unsigned char)(got / chunk);
-		i = (i + 1) % SLOTS;
+		i = i + 1 == (unsigned int)nslots ? 0 : i + 1;
 	}
+}
+
+static void old_writer_job(struct job *job)
+{
+	old_stream_writer(job->queue, src_buf, job->chunk, job->total);
+}
+
+static void old_reader_job(struct job *job)
+{
+	job->bad = old_stream_reader(job->queue, dst_buf, job->chunk, job->total);
 }
 
 /* Single-thread memcpy of one chunk, for context. */
@@ -277,40 +292,67 @@ static uint64_t stream_total(size_t chunk)
 	return chunk <= 8 ? 32ull << 20 : chunk <= 64 ? 256ull << 20 : 1ull << 30;
 }
 
-int main(void)
+static void usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s [--runs N (1-99)] [--slots N (1-%d)]\n", argv0, MAX_SLOTS);
+	exit(2);
+}
+
+int main(int argc, char **argv)
 {
 	static const size_t chunks[] = { 8, 64, 512, 4096, 65536 };
 	struct kfifo fifo;
 	struct slots slots;
+	void *old;
 	int ok = 1;
+
+	for (int i = 1; i < argc; i++) {
+		char *end;
+		long v;
+
+		if (i + 1 >= argc)
+			usage(argv[0]);
+		v = strtol(argv[i + 1], &end, 10);
+		if (*end || end == argv[i + 1])
+			usage(argv[0]);
+		if (!strcmp(argv[i], "--runs") && v >= 1 && v <= 99)
+			runs = (int)v;
+		else if (!strcmp(argv[i], "--slots") && v >= 1 && v <= MAX_SLOTS)
+			nslots = (int)v;
+		else
+			usage(argv[0]);
+		i++;
+	}
 
 	ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpus < 2)
 		fprintf(stderr, "bench-kfifo: warning: only %d CPU, writer and reader share it\n",
 			ncpus);
-	if (kfifo_alloc(&fifo, FIFO_BYTES, GFP_KERNEL)) {
+	old = old_fifo_new(FIFO_BYTES);
+	if (kfifo_alloc(&fifo, FIFO_BYTES, GFP_KERNEL) || !old) {
 		fprintf(stderr, "bench-kfifo: kfifo_alloc failed\n");
 		return 1;
 	}
 	memset(&slots, 0, sizeof(slots));
-	for (int i = 0; i < SLOTS; i++) {
+	for (int i = 0; i < nslots; i++) {
 		slots.data[i] = aligned_alloc(64, 1 << 16);
 		memset(slots.data[i], 0, 1 << 16);
 	}
 	memset(src_buf, 0x5a, sizeof(src_buf));
 	memset(fifo.kfifo.data, 0, FIFO_BYTES);
 
-	printf("kfifo benchmark: writer on CPU 0, reader on CPU 1, median of %d runs\n", RUNS);
-	printf("byte stream: kfifo_in/kfifo_out through a %u KiB kfifo; ceiling = %d flagged chunk-sized slots\n\n",
-	       FIFO_BYTES >> 10, SLOTS);
-	printf("%-8s %12s %14s %8s %16s\n", "chunk", "kfifo GB/s", "ceiling GB/s",
-	       "ratio", "memcpy GB/s (1T)");
+	printf("kfifo benchmark: writer on CPU 0, reader on CPU 1, median of %d runs\n", runs);
+	printf("byte stream through %u KiB fifos: modern kfifo_in/kfifo_out, 2.6.10 __kfifo_put/__kfifo_get;\n"
+	       "ceiling = %d flagged chunk-sized slots; ratio = modern / ceiling\n\n",
+	       FIFO_BYTES >> 10, nslots);
+	printf("%-8s %12s %12s %14s %8s %16s\n", "chunk", "kfifo GB/s", "2.6.10 GB/s",
+	       "ceiling GB/s", "ratio", "memcpy GB/s (1T)");
 	for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
 		size_t chunk = chunks[c];
-		double a[RUNS], b[RUNS], m[RUNS];
+		double a[99], b[99], m[99], o[99];
 		struct job job = { .chunk = chunk, .total = stream_total(chunk) };
 
-		for (int r = 0; r < RUNS; r++) {
+		for (int r = 0; r < runs; r++) {
 			kfifo_reset(&fifo);
 			job.queue = &fifo;
 			job.writer = kfifo_stream_writer;
@@ -320,15 +362,20 @@ int main(void)
 			job.writer = slot_writer;
 			job.reader = slot_reader;
 			b[r] = job.total / run_job(&job) / 1e9;
+			old_fifo_reset(old);
+			job.queue = old;
+			job.writer = old_writer_job;
+			job.reader = old_reader_job;
+			o[r] = job.total / run_job(&job) / 1e9;
 			m[r] = memcpy_gbs(chunk, job.total);
 		}
-		double ma = median(a, RUNS), mb = median(b, RUNS);
+		double ma = median(a, runs), mb = median(b, runs);
 		char label[32];
 
 		snprintf(label, sizeof(label), chunk >= 1024 ? "%zu KiB" : "%zu B",
 			 chunk >= 1024 ? chunk >> 10 : chunk);
-		printf("%-8s %12.2f %14.2f %7.0f%% %16.2f%s\n", label, ma, mb,
-		       100 * ma / mb, median(m, RUNS),
+		printf("%-8s %12.2f %12.2f %14.2f %7.0f%% %16.2f%s\n", label, ma,
+		       median(o, runs), mb, 100 * ma / mb, median(m, runs),
 		       chunk >= 4096 && ma < 0.9 * mb ? "  (below 90% target)" : "");
 		if (chunk >= 4096 && ma < 0.9 * mb)
 			ok = 0;
@@ -337,9 +384,9 @@ int main(void)
 	INIT_KFIFO(elem_fifo);
 	ck_ring_init(&ck, ELEM_CAPACITY);
 	void *rwq = rwq_new(ELEM_CAPACITY);
-	double k[RUNS], cr[RUNS], rq[RUNS];
+	double k[99], cr[99], rq[99];
 
-	for (int r = 0; r < RUNS; r++) {
+	for (int r = 0; r < runs; r++) {
 		struct job job = { .total = ELEM_OPS };
 
 		kfifo_reset(&elem_fifo);
@@ -354,7 +401,7 @@ int main(void)
 		job.reader = rwq_reader_job;
 		rq[r] = ELEM_OPS / run_job(&job) / 1e6;
 	}
-	double mk = median(k, RUNS), mc = median(cr, RUNS), mr = median(rq, RUNS);
+	double mk = median(k, runs), mc = median(cr, runs), mr = median(rq, runs);
 	double best = mc > mr ? mc : mr;
 
 	printf("\none 8-byte element at a time, %u-slot queues, %llu M ops per run\n\n",
@@ -371,7 +418,8 @@ int main(void)
 	       ok ? "met" : "MISSED");
 	rwq_delete(rwq);
 	kfifo_free(&fifo);
-	for (int i = 0; i < SLOTS; i++)
+	for (int i = 0; i < nslots; i++)
 		free(slots.data[i]);
+	old_fifo_delete(old);
 	return 0;
 }
