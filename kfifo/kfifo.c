@@ -74,85 +74,36 @@ int __kfifo_init(struct __kfifo *fifo, void *buffer, unsigned int size,
 	return 0;
 }
 
-/* Copy len elements to the ring starting at counter value `at`. */
+/* Copy len elements to / from the ring at counter value `at`. */
 static void copy_in(struct __kfifo *fifo, const void *src, unsigned int len,
 		    unsigned int at)
 {
-	size_t esize = fifo->esize;
-	unsigned int off = at & fifo->mask;
-	unsigned int first = min_uint(len, fifo->size - off);
-	char *data = fifo->data;
-
-	if (!len)
-		return;
-	if (esize == 1) {
-		memcpy(data + off, src, first);
-		if (len > first)
-			memcpy(data, (const char *)src + first, len - first);
-		return;
-	}
-	memcpy(data + off * esize, src, first * esize);
-	if (len > first)
-		memcpy(data, (const char *)src + first * esize,
-		       (len - first) * esize);
+	if (len)
+		__kfifo_copy_in(fifo, src, len, at, fifo->esize);
 }
 
 static void copy_out(struct __kfifo *fifo, void *dst, unsigned int len,
 		     unsigned int at)
 {
-	size_t esize = fifo->esize;
-	unsigned int off = at & fifo->mask;
-	unsigned int first = min_uint(len, fifo->size - off);
-	const char *data = fifo->data;
-
-	if (!len)
-		return;
-	if (esize == 1) {
-		memcpy(dst, data + off, first);
-		if (len > first)
-			memcpy((char *)dst + first, data, len - first);
-		return;
-	}
-	memcpy(dst, data + off * esize, first * esize);
-	if (len > first)
-		memcpy((char *)dst + first * esize, data,
-		       (len - first) * esize);
+	if (len)
+		__kfifo_copy_out(fifo, dst, len, at, fifo->esize);
 }
 
 unsigned int __kfifo_in(struct __kfifo *fifo, const void *buf,
 			unsigned int len)
 {
-	unsigned int in = atomic_load_explicit(&fifo->in, memory_order_relaxed);
-
-	len = min_uint(len, __kfifo_room(fifo, in, len));
-	if (!len)
-		return 0;
-	copy_in(fifo, buf, len, in);
-	atomic_store_explicit(&fifo->in, in + len, memory_order_release);
-	return len;
+	return __kfifo_in_inline(fifo, buf, len, fifo->esize);
 }
 
 unsigned int __kfifo_out_peek(struct __kfifo *fifo, void *buf,
 			      unsigned int len)
 {
-	unsigned int out = atomic_load_explicit(&fifo->out, memory_order_relaxed);
-
-	len = min_uint(len, __kfifo_ready(fifo, out, len));
-	if (len)
-		copy_out(fifo, buf, len, out);
-	return len;
+	return __kfifo_out_inline(fifo, buf, len, fifo->esize, false);
 }
 
 unsigned int __kfifo_out(struct __kfifo *fifo, void *buf, unsigned int len)
 {
-	unsigned int out = atomic_load_explicit(&fifo->out, memory_order_relaxed);
-
-	len = min_uint(len, __kfifo_ready(fifo, out, len));
-	if (!len)
-		return 0;
-	copy_out(fifo, buf, len, out);
-	atomic_store_explicit(&fifo->out, out + len, memory_order_release);
-	return len;
+	return __kfifo_out_inline(fifo, buf, len, fifo->esize, true);
 }
 
 unsigned int __kfifo_out_linear(struct __kfifo *fifo, unsigned int *tail,

@@ -325,6 +325,17 @@ int main(int argc, char **argv)
 	}
 
 	ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	FILE *la = fopen("/proc/loadavg", "r");
+	double load1 = 0;
+
+	if (la) {
+		if (fscanf(la, "%lf", &load1) != 1)
+			load1 = 0;
+		fclose(la);
+	}
+	if (load1 > 0.5)
+		printf("warning: load average %.2f: other processes compete for the CPUs, figures are unreliable\n",
+		       load1);
 	if (ncpus < 2)
 		fprintf(stderr, "bench-kfifo: warning: only %d CPU, writer and reader share it\n",
 			ncpus);

@@ -62,6 +62,7 @@
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "kernel-compat.h"
 
@@ -222,6 +223,79 @@ static inline unsigned int __kfifo_used(struct __kfifo *fifo)
 	unsigned int out = atomic_load_explicit(&fifo->out, memory_order_acquire);
 
 	return atomic_load_explicit(&fifo->in, memory_order_acquire) - out;
+}
+
+/*
+ * Byte/element copies with wraparound, inline so that small transfers cost
+ * no calls (the exported __kfifo_in/__kfifo_out are these same functions).
+ * `esize` is the compile-time element size where the caller knows it.
+ */
+static inline void __kfifo_copy_in(struct __kfifo *fifo, const void *src,
+				   unsigned int len, unsigned int at, size_t esize)
+{
+	unsigned int off = at & fifo->mask;
+	unsigned int first = fifo->size - off;
+	char *data = (char *)fifo->data;
+
+	if (first >= len) {
+		memcpy(data + off * esize, src, len * esize);
+	} else {
+		memcpy(data + off * esize, src, first * esize);
+		memcpy(data, (const char *)src + first * esize,
+		       (len - first) * esize);
+	}
+}
+
+static inline void __kfifo_copy_out(struct __kfifo *fifo, void *dst,
+				    unsigned int len, unsigned int at,
+				    size_t esize)
+{
+	unsigned int off = at & fifo->mask;
+	unsigned int first = fifo->size - off;
+	const char *data = (const char *)fifo->data;
+
+	if (first >= len) {
+		memcpy(dst, data + off * esize, len * esize);
+	} else {
+		memcpy(dst, data + off * esize, first * esize);
+		memcpy((char *)dst + first * esize, data,
+		       (len - first) * esize);
+	}
+}
+
+/* Writer: copy up to len elements in; returns how many. */
+static inline unsigned int __kfifo_in_inline(struct __kfifo *fifo,
+					     const void *buf, unsigned int len,
+					     size_t esize)
+{
+	unsigned int in = atomic_load_explicit(&fifo->in, memory_order_relaxed);
+	unsigned int room = __kfifo_room(fifo, in, len);
+
+	if (len > room)
+		len = room;
+	if (!len)
+		return 0;
+	__kfifo_copy_in(fifo, buf, len, in, esize);
+	atomic_store_explicit(&fifo->in, in + len, memory_order_release);
+	return len;
+}
+
+/* Reader: copy up to len elements out, taking them if `take`. */
+static inline unsigned int __kfifo_out_inline(struct __kfifo *fifo, void *buf,
+					      unsigned int len, size_t esize,
+					      bool take)
+{
+	unsigned int out = atomic_load_explicit(&fifo->out, memory_order_relaxed);
+	unsigned int ready = __kfifo_ready(fifo, out, len);
+
+	if (len > ready)
+		len = ready;
+	if (!len)
+		return 0;
+	__kfifo_copy_out(fifo, buf, len, out, esize);
+	if (take)
+		atomic_store_explicit(&fifo->out, out + len, memory_order_release);
+	return len;
 }
 
 /* ---- geometry and state ---- */
@@ -459,7 +533,8 @@ static inline unsigned int __kfifo_used(struct __kfifo *fifo)
 		const size_t __recsize = sizeof(*__tmp->rectype); \
 		struct __kfifo *__kfifo = &__tmp->kfifo; \
 		(__recsize) ? __kfifo_in_r(__kfifo, __buf, __n, __recsize) : \
-			__kfifo_in(__kfifo, __buf, __n); \
+			__kfifo_in_inline(__kfifo, __buf, __n, \
+					  sizeof(*__tmp->type)); \
 	})
 
 #define kfifo_in_spinlocked(fifo, buf, n, lock) \
@@ -498,7 +573,8 @@ static inline unsigned int __kfifo_used(struct __kfifo *fifo)
 		const size_t __recsize = sizeof(*__tmp->rectype); \
 		struct __kfifo *__kfifo = &__tmp->kfifo; \
 		(__recsize) ? __kfifo_out_r(__kfifo, __buf, __n, __recsize) : \
-			__kfifo_out(__kfifo, __buf, __n); \
+			__kfifo_out_inline(__kfifo, __buf, __n, \
+					   sizeof(*__tmp->type), true); \
 	})
 
 #define kfifo_out_spinlocked(fifo, buf, n, lock) \
@@ -532,7 +608,8 @@ static inline unsigned int __kfifo_used(struct __kfifo *fifo)
 		const size_t __recsize = sizeof(*__tmp->rectype); \
 		struct __kfifo *__kfifo = &__tmp->kfifo; \
 		(__recsize) ? __kfifo_out_peek_r(__kfifo, __buf, __n, __recsize) : \
-			__kfifo_out_peek(__kfifo, __buf, __n); \
+			__kfifo_out_inline(__kfifo, __buf, __n, \
+					   sizeof(*__tmp->type), false); \
 	})
 
 /*
