@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `cfqx events [--json]`: the cfqx event stream on stdout, one line per
+ * event, for people and scripts.  Runs the same pipeline as `cfqx run`
+ * (ring buffer -> kfifo -> notifier) with a text or JSON-lines sink and
+ * no uevents.  A BPF ring buffer has a single consumer, so this refuses
+ * to run next to a `cfqx run` daemon (use its --json output instead).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfqx.h"
+#include "pipeline.h"
+
+static void events_usage(FILE *f)
+{
+	fprintf(f,
+"usage: cfqx events [--json] [--once] [--maps DIR]\n"
+"Prints cfqx events as they happen, one line per event, until interrupted.\n"
+"  --json       one JSON object per line (keys in the README)\n"
+"  --once       print what is queued now and exit\n"
+"  --maps DIR   pinned maps (" CFQX_PIN_MAPS ")\n"
+"Drop counters go to stderr at exit.\n");
+}
+
+int cfqx_cmd_events(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "once", no_argument, NULL, 'o' },
+		{ "maps", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct cfqx_pipe_opts o = {
+		.fifo_bytes = 1u << 20, .json_fd = -1, .text_fd = STDOUT_FILENO,
+	};
+	const char *maps = CFQX_PIN_MAPS;
+	struct cfqx_pipe_counters fin;
+	struct cfqx_pipe *p;
+	char err[512];
+	int c, stats_fd, r, owner, rc = 0;
+	sigset_t sigs;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o.json_fd = STDOUT_FILENO;
+			o.text_fd = -1;
+			break;
+		case 'o': o.once = 1; break;
+		case 'm': maps = optarg; break;
+		case 'h': events_usage(stdout); return 0;
+		default:
+			fprintf(stderr, "cfqx events: bad option (see cfqx events --help)\n");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cfqx events: unexpected argument '%s'\n",
+			argv[optind]);
+		return 2;
+	}
+	owner = cfqx_daemon_pid(CFQX_STATE_DIR);
+	if (owner && !strcmp(maps, CFQX_PIN_MAPS)) {
+		fprintf(stderr, "cfqx events: the cfqx daemon (pid %d) consumes the events ring buffer; read its --json output instead\n",
+			owner);
+		return 1;
+	}
+	if (cfqx_events_maps_open(maps, &o.ring_fd, &stats_fd, err, sizeof(err))) {
+		fprintf(stderr, "cfqx events: %s\n", err);
+		return 1;
+	}
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	/* A closed stdout (`| head`) ends the stream as a sink error. */
+	signal(SIGPIPE, SIG_IGN);
+	p = cfqx_pipe_start(&o, err, sizeof(err));
+	if (!p) {
+		fprintf(stderr, "cfqx events: %s\n", err);
+		return 1;
+	}
+	while (!cfqx_pipe_done(p)) {
+		struct timespec tick = { .tv_nsec = 200000000 };
+		int sig = sigtimedwait(&sigs, NULL, &tick);
+
+		if (sig == SIGINT || sig == SIGTERM)
+			break;
+		if (atomic_load(&cfqx_pipe_counters(p)->sink_errors))
+			break;
+	}
+	r = cfqx_pipe_join(p, &fin);
+	if (r) {
+		fprintf(stderr, "cfqx events: reading the ring buffer failed: %s\n",
+			strerror(-r));
+		rc = 1;
+	}
+	if (fin.malformed || fin.unknown_kind || fin.kfifo_full)
+		fprintf(stderr, "cfqx events: read %llu, skipped %llu malformed, %llu unknown kind, %llu dropped (kfifo full)\n",
+			(unsigned long long)fin.read,
+			(unsigned long long)fin.malformed,
+			(unsigned long long)fin.unknown_kind,
+			(unsigned long long)fin.kfifo_full);
+	close(o.ring_fd);
+	if (stats_fd >= 0)
+		close(stats_fd);
+	return rc;
+}
