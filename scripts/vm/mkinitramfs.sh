@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds the initramfs the cfqx VM tests boot with Debian's 6.1 kernel:
+# busybox, cfqx.ko, the 6.1 modules the tests need (null_blk + configfs,
+# loop, kyber, bfq, decompressed so busybox insmod can load them), fio,
+# jq and bpftool with their shared libraries, the test helpers and, when
+# other parts built them, the cfqx command, its BPF object and
+# test-bpf-accounting.  Usage: mkinitramfs.sh OUT.cpio
+set -euo pipefail
+out=$1
+root_dir=$(cd "$(dirname "$0")/../.." && pwd)
+build=$root_dir/build
+kver=${CFQX_VM_KVER:-$(basename "$(readlink -f /boot/vmlinuz-6.1*-amd64 | sort | tail -n1)" | sed 's/^vmlinuz-//')}
+moddir=/lib/modules/$kver
+rootfs=$(mktemp -d "$build/vm/rootfs.XXXXXX")
+trap 'rm -rf "$rootfs"' EXIT
+
+chmod 755 "$rootfs"
+mkdir -p "$rootfs"/{bin,sbin,etc,proc,sys,dev,tmp,run,mnt,lib/modules,tests,cfqx/bin}
+cp /bin/busybox "$rootfs/bin/busybox"
+
+# Copy an executable and every library it needs, at the same paths.
+copy_exe() {
+	local exe=$1 dest=${2:-$1} lib
+	mkdir -p "$rootfs$(dirname "$dest")"
+	cp -L "$exe" "$rootfs$dest"
+	ldd "$exe" 2>/dev/null | awk '/=> \//{print $3} /^[[:space:]]*\//{print $1}' |
+	while read -r lib; do
+		[ -e "$rootfs$lib" ] && continue
+		mkdir -p "$rootfs$(dirname "$lib")"
+		cp -L "$lib" "$rootfs$lib"
+	done
+}
+
+copy_exe "$(command -v fio)" /bin/fio
+copy_exe "$(command -v jq)" /bin/jq
+copy_exe /usr/local/sbin/bpftool /bin/bpftool
+[ -d /lib64 ] && [ ! -e "$rootfs/lib64" ] && mkdir -p "$rootfs/lib64"
+
+# Kernel modules, decompressed, in dependency order (modules.dep).
+for m in configfs null_blk loop kyber-iosched bfq; do
+	path=$(awk -F: -v m="$m" '{n=$1; sub(/.*\//,"",n); sub(/\.ko.*/,"",n);
+		if (n==m) {print $1; exit}}' "$moddir/modules.dep")
+	if [ -z "$path" ]; then
+		echo "mkinitramfs: module $m not found in $moddir" >&2
+		exit 1
+	fi
+	case $path in
+	*.xz) xz -dc "$moddir/$path" > "$rootfs/lib/modules/$m.ko" ;;
+	*.zst) zstd -dcq "$moddir/$path" > "$rootfs/lib/modules/$m.ko" ;;
+	*) cp "$moddir/$path" "$rootfs/lib/modules/$m.ko" ;;
+	esac
+done
+cp "$build/kmod/cfqx.ko" "$rootfs/lib/modules/cfqx.ko"
+
+# Test scripts and helpers.
+cp "$root_dir"/tests/vm/*.sh "$rootfs/tests/"
+cp "$root_dir/tests/vm/init" "$rootfs/init"
+chmod +x "$rootfs/init" "$rootfs"/tests/*.sh
+cp "$build/tests/vm/cfqx-vm-attach" "$rootfs/bin/"
+
+# Other parts' artefacts, when built.
+[ -x "$build/cfqx" ] && copy_exe "$build/cfqx" /cfqx/bin/cfqx
+[ -f "$build/cfqx.bpf.o" ] && cp "$build/cfqx.bpf.o" "$rootfs/cfqx/"
+[ -x "$build/tests/test-bpf-accounting" ] &&
+	copy_exe "$build/tests/test-bpf-accounting" /cfqx/bin/test-bpf-accounting
+echo "$kver" > "$rootfs/etc/kver"
+printf 'root:x:0:0:root:/:/bin/sh\n' > "$rootfs/etc/passwd"
+printf 'root:x:0:\n' > "$rootfs/etc/group"
+
+(cd "$rootfs" && find . -print0 | cpio --null -o -H newc --quiet) > "$out.tmp"
+mv "$out.tmp" "$out"

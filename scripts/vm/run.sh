@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Boots Debian's 6.1 kernel under qemu-system-x86_64 (TCG: there is no KVM
+# here) with the cfqx initramfs, runs one in-guest suite and returns its
+# verdict.  The guest prints "CFQX-VM-VERDICT: PASS" or "... FAIL <rc>" on
+# the serial console; no verdict (boot failure, panic, hang past the
+# timeout) is a failure with the console's tail shown.
+# Usage: run.sh INITRAMFS SUITE [TIMEOUT_S]   (suite: test | bench)
+set -uo pipefail
+initrd=$1
+suite=$2
+timeout_s=${3:-600}
+root_dir=$(cd "$(dirname "$0")/../.." && pwd)
+kver=$(basename "$(readlink -f /boot/vmlinuz-6.1*-amd64 | sort | tail -n1)")
+kernel=${CFQX_VM_KERNEL:-/boot/$kver}
+log=$root_dir/build/vm/console-$suite.log
+mkdir -p "$(dirname "$log")"
+
+for f in "$kernel" "$initrd"; do
+	[ -r "$f" ] || { echo "vm: $f missing (linux-image-amd64? make vm-initramfs?)" >&2; exit 1; }
+done
+command -v qemu-system-x86_64 >/dev/null ||
+	{ echo "vm: qemu-system-x86_64 missing (apt-get install qemu-system-x86)" >&2; exit 1; }
+
+echo "vm: booting $(basename "$kernel") (TCG), suite $suite, timeout ${timeout_s}s; console: ${log#$root_dir/}"
+timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
+	-machine q35,accel=tcg -cpu max -smp 2 -m 2048 \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 cfqx.suite=$suite ${CFQX_VM_APPEND:-}" \
+	-nographic -no-reboot -monitor none -serial stdio -net none \
+	< /dev/null 2>&1 | tr -d '\r' | tee "$log"
+qrc=${PIPESTATUS[0]}
+verdict=$(grep -a 'CFQX-VM-VERDICT:' "$log" | tail -n1)
+if [ -z "$verdict" ]; then
+	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+		echo "vm: FAIL: no verdict within ${timeout_s}s (guest hung); console tail:" >&2
+	else
+		echo "vm: FAIL: guest ended without a verdict (boot failure or panic, qemu rc $qrc); console tail:" >&2
+	fi
+	tail -n 40 "$log" >&2
+	exit 1
+fi
+echo "vm: $verdict"
+case $verdict in
+*PASS*) exit 0 ;;
+*) rc=$(echo "$verdict" | awk '{print $NF}'); [ "$rc" -gt 0 ] 2>/dev/null || rc=1; exit "$rc" ;;
+esac

@@ -1,0 +1,113 @@
+# Shared helpers of the in-guest cfqx tests (busybox sh): module loading,
+# null_blk devices through configfs, scheduler switching, fio runs parsed
+# with jq, Jain's index.  Sourced by the test scripts.
+NB_CFG=/sys/kernel/config/nullb
+FIO_OUT=/tmp/fio
+mkdir -p $FIO_OUT
+
+say() { echo "  $*"; }
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; FAILED=$((${FAILED:-0} + 1)); }
+check() { # check DESCRIPTION CMD...
+	local d=$1; shift
+	if "$@"; then ok "$d"; else notok "$d"; fi
+}
+
+load_modules() {
+	local m
+	for m in configfs null_blk loop kyber-iosched bfq; do
+		grep -q "^$(echo $m | tr - _) " /proc/modules && continue
+		case $m in
+		null_blk) insmod /lib/modules/$m.ko nr_devices=0 ;;
+		*) insmod /lib/modules/$m.ko ;;
+		esac || { echo "cannot load $m"; return 1; }
+	done
+	grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs configfs /sys/kernel/config
+}
+
+# nullb_create NAME attr=value ...: prints the device name, which 6.1
+# takes from the configfs directory name.
+nullb_create() {
+	local name=$1 kv; shift
+	mkdir $NB_CFG/$name || return 1
+	for kv in "$@"; do
+		echo "${kv#*=}" > $NB_CFG/$name/"${kv%%=*}" || { echo "bad null_blk attr $kv" >&2; return 1; }
+	done
+	echo 1 > $NB_CFG/$name/power || return 1
+	local i=0
+	while [ ! -b /dev/$name ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	chmod 666 /dev/$name || return 1
+	echo $name
+}
+nullb_destroy() {
+	echo 0 > $NB_CFG/$1/power 2>/dev/null
+	rmdir $NB_CFG/$1
+}
+
+# The contended device of issue 5: 200 MiB/s, 200 us completions, depth 64.
+nullb_contended() {
+	nullb_create "$1" queue_mode=2 irqmode=2 completion_nsec=200000 \
+		hw_queue_depth=64 mbps=200 size=8192 blocksize=4096 memory_backed=0
+}
+
+set_sched() { echo "$2" > /sys/block/$1/queue/scheduler; }
+cur_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/block/$1/queue/scheduler; }
+iosched() { echo /sys/block/$1/queue/iosched/$2; }
+
+# jain X1 X2 ...: Jain's fairness index.
+jain() {
+	echo "$@" | awk '{s=0; q=0; for (i=1;i<=NF;i++) {s+=$i; q+=$i*$i}
+		if (q==0) print 0; else printf "%.3f\n", s*s/(NF*q)}'
+}
+sum() { echo "$@" | awk '{s=0; for (i=1;i<=NF;i++) s+=$i; printf "%.0f\n", s}'; }
+
+# fio_bw JSON: per-job read+write bandwidth in bytes/s, in job order.
+fio_bw() { jq -r '[.jobs[] | (.read.bw_bytes + .write.bw_bytes)] | map(tostring) | join(" ")' "$1"; }
+fio_errors() { jq -r '[.jobs[].error] | add' "$1"; }
+# fio_lat JSON JOB: "p99_us max_us" of a job's read completion latency.
+fio_lat() {
+	jq -r --arg j "$2" '.jobs[] | select(.jobname == $j) | .read.clat_ns |
+		"\((.percentile["99.000000"] // 0) / 1000 | floor) \(.max / 1000 | floor)"' "$1"
+}
+mb() { awk -v b="$1" 'BEGIN {printf "%.1f", b / 1048576}'; }
+
+# Scenario job files: fio_job SCENARIO DEV RUNTIME > file.
+# Every group (job) runs under its own uid so group_by uid separates them.
+fio_job() {
+	local sc=$1 dev=$2 rt=$3
+	cat <<JOB
+[global]
+filename=/dev/$dev
+direct=1
+bs=64k
+runtime=$rt
+time_based=1
+ioengine=psync
+size=4g
+JOB
+	case $sc in
+	contended) # one greedy group at depth 16, three light at depth 1
+		printf '[greedy]\nioengine=libaio\niodepth=16\nrw=randread\nuid=1001\ngid=1001\n'
+		for u in 2 3 4; do printf '[light%d]\nrw=randread\nuid=100%d\ngid=100%d\n' $u $u $u; done ;;
+	greedy2light2) # two greedy against two light groups
+		for u in 1 2; do printf '[greedy%d]\nioengine=libaio\niodepth=8\nrw=randread\nuid=100%d\ngid=100%d\n' $u $u $u; done
+		for u in 3 4; do printf '[light%d]\nrw=randread\nuid=100%d\ngid=100%d\n' $u $u $u; done ;;
+	seqrand) # sequential against random readers
+		printf '[seq]\nioengine=libaio\niodepth=4\nrw=read\nuid=1001\ngid=1001\n'
+		printf '[rand]\nioengine=libaio\niodepth=4\nrw=randread\nuid=1002\ngid=1002\n' ;;
+	rw) # readers against buffered and direct writers
+		printf '[reader]\nrw=randread\nuid=1001\ngid=1001\n'
+		printf '[dwriter]\nioengine=libaio\niodepth=8\nrw=randwrite\nuid=1002\ngid=1002\n'
+		printf '[bwriter]\ndirect=0\nrw=write\nbs=256k\nuid=1003\ngid=1003\n' ;;
+	esac
+}
+
+# run_fio NAME JOBFILE: runs fio, JSON in $FIO_OUT/NAME.json; 0 if clean.
+run_fio() {
+	fio --output-format=json --output=$FIO_OUT/$1.json "$2" >/dev/null 2>$FIO_OUT/$1.err
+	local rc=$?
+	if [ $rc -ne 0 ]; then
+		say "fio $1 failed (rc $rc):"; cat $FIO_OUT/$1.err $FIO_OUT/$1.json | grep -v '^ ' | head -n 8 | sed 's/^/    /'
+	fi
+	return $rc
+}

@@ -1,0 +1,24 @@
+# Runs every in-guest cfqx test (t*.sh, in name order) and returns the
+# number of failed ones.  Each test prints "ok"/"not ok" lines and exits
+# non-zero when any check failed.
+. /tests/lib.sh
+load_modules || exit 10
+insmod /lib/modules/cfqx.ko || { echo "not ok - insmod cfqx.ko"; exit 11; }
+ok "insmod cfqx.ko"
+failed=0
+for t in /tests/t[0-9]*.sh; do
+	name=$(basename $t .sh)
+	echo "== $name"
+	start=$(date +%s)
+	sh $t
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	if [ $rc -eq 0 ]; then
+		echo "== $name: PASS (${secs}s)"
+	else
+		echo "== $name: FAIL (rc $rc, ${secs}s)"
+		failed=$((failed + 1))
+	fi
+done
+echo "== $failed test(s) failed"
+exit $failed

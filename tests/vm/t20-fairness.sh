@@ -1,0 +1,29 @@
+# Fairness where it matters: the contended unequal-demand case of issue 5.
+# A null_blk limited to 200 MiB/s; four groups (uids) read 64 KiB blocks:
+# one keeps 16 requests outstanding (libaio), three one each (psync).
+# Every scheduler runs in this same boot; cfqx must reach Jain >= 0.90 with
+# total throughput >= 90% of none's.
+. /tests/lib.sh
+FAILED=0
+RT=${FAIR_RUNTIME:-4}
+dev=$(nullb_contended nbfair) || { notok "create null_blk"; exit 1; }
+fio_job contended $dev $RT > /tmp/fair.fio
+printf '  %-12s %9s %9s %9s %9s %9s %6s\n' scheduler greedy light2 light3 light4 "MiB/s" jain
+for s in none mq-deadline kyber bfq cfqx; do
+	set_sched $dev $s
+	[ $s = cfqx ] && echo uid > $(iosched $dev group_by)
+	run_fio fair-$s /tmp/fair.fio || { notok "fio under $s"; continue; }
+	bw=$(fio_bw $FIO_OUT/fair-$s.json)
+	total=$(sum $bw)
+	j=$(jain $bw)
+	eval "total_$(echo $s | tr - _)=$total; jain_$(echo $s | tr - _)=$j"
+	set -- $bw
+	printf '  %-12s %9s %9s %9s %9s %9s %6s\n' $s $(mb $1) $(mb $2) $(mb $3) $(mb $4) $(mb $total) $j
+done
+say "cfqx stats: $(tr '\n' ' ' < $(iosched $dev stats))"
+check "cfqx Jain index $jain_cfqx >= 0.90" awk -v j="$jain_cfqx" 'BEGIN{exit !(j >= 0.90)}'
+check "cfqx throughput $(mb $total_cfqx) MiB/s >= 90% of none's $(mb $total_none)" \
+	awk -v c="$total_cfqx" -v n="$total_none" 'BEGIN{exit !(c >= 0.9 * n)}'
+set_sched $dev none
+nullb_destroy nbfair
+exit $FAILED
