@@ -6,23 +6,33 @@
  * CFQ v2 budget view, FIFO deadlines, seeks, starvation and events.
  *
  * Only tp_btf hooks whose prototypes are the same on 6.1 and today's
- * kernels: block_bio_queue, block_getrq, block_bio_{back,front}merge
- * (struct bio *), block_rq_{merge,issue,requeue} (struct request *),
- * block_rq_complete (struct request *, blk_status_t, unsigned int).
+ * kernels: block_getrq, block_bio_{back,front}merge (struct bio *),
+ * block_rq_{merge,issue,requeue} (struct request *), block_rq_complete
+ * (struct request *, blk_status_t, unsigned int).
  *
  * Lifecycle of one request:
- *   bio_queue   classify the bio (policy read here: a switch applies to
- *               the next bio), remember it in "bios" with its submit time
- *   getrq       the bio starts a new request: it is the request's creator;
- *               its group gets one more queued request (maybe "busy")
- *   bio merges  the bio joins an existing request; the creator stays owner
+ *   getrq       a bio starts a new request, in the submitter's context:
+ *               classify it by the live policy (a switch applies to the
+ *               next request), remember it as the request's creator; its
+ *               group gets one more pending request (maybe "busy")
+ *   bio merges  a bio joins an existing request; its group is counted a
+ *               merge, the creator stays the owner (bios merged from other
+ *               groups ride along: CFQ charges requests to queues)
  *   rq_merge    a whole request is folded into another: its creator bio
  *               gives up ownership
- *   rq_issue    walk rq->bio..bi_next for the creator bio, create the
- *               in-flight record keyed by struct request *, charge issue
+ *   rq_issue    walk rq->bio..bi_next for the creator bio, turn it into
+ *               the in-flight record of the struct request *, charge issue
  *   rq_requeue  back to queued; the next issue reuses the record
  *   rq_complete charge bytes (partial completions add up), and on the
- *               last part charge the request, service time and latency
+ *               last part the request, service time and latency
+ *
+ * Records live in direct-mapped arrays indexed by a hash of the pointer,
+ * claimed with a compare-and-swap (no locks, no allocation on the hot
+ * path); a record whose slot is taken goes to a hash map instead (LRU for
+ * bios, which may never become requests; a plain hash for requests, whose
+ * overflow is counted).  block_bio_queue is not hooked: getrq sees every
+ * request's first bio in the same context, one program run cheaper; queue
+ * time is therefore measured from request allocation.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -33,8 +43,8 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define CFQX_MAX_GROUPS		8192
-#define CFQX_MAX_BIOS		65536
-#define CFQX_MAX_INFLIGHT	65536
+#define CFQX_MAX_BIOS		16384
+#define CFQX_MAX_INFLIGHT	16384
 #define CFQX_MAX_DEVICES	256
 #define CFQX_MAX_BIO_WALK	32	/* bios searched for the creator */
 #define CFQX_RINGBUF_SIZE	(1 << 20)
@@ -42,8 +52,13 @@ char LICENSE[] SEC("license") = "GPL";
 #define PF_KTHREAD_FLAG		0x00200000	/* include/linux/sched.h */
 #define REQ_OP_MASK_BITS	0xff		/* REQ_OP_BITS == 8 */
 
-/* Set by `cfqx load --dev`; zero (all devices) when bpftool loads us. */
-const volatile bool filter_devices = false;
+/*
+ * Set by `cfqx load --dev` before loading (constants to the verifier, so
+ * the check costs a few compares); zero (all devices) when bpftool loads
+ * us.  The "devices" map holds the same list for user space.
+ */
+const volatile __u32 nr_filter_devs = 0;
+const volatile __u32 filter_devs[CFQX_MAX_FILTER_DEVS] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -90,14 +105,29 @@ struct {
 struct bio_rec {
 	struct cfqx_group_key key;
 	__u64 submit_ns;
-	__u64 dev_issued;	/* device's issued count at submit */
 	__u32 flags;		/* BIO_* */
 	__u32 sync;
 };
 
-/* Bios not yet issued; LRU because a bio may never become a request. */
+#define CFQX_SLOTS		4096	/* direct-mapped records */
+#define CFQX_STALE_NS		(60 * CFQX_NSEC_PER_SEC)
+
+struct bio_slot {
+	__u64 bio;		/* owner; 0 = free */
+	struct bio_rec rec;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CFQX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct bio_slot);
+} bioslots SEC(".maps");
+
+/* Bios whose slot was taken; LRU as a bio may never become a request. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(map_flags, BPF_F_NO_COMMON_LRU);	/* no global LRU lock */
 	__uint(max_entries, CFQX_MAX_BIOS);
 	__type(key, __u64);
 	__type(value, struct bio_rec);
@@ -114,7 +144,19 @@ struct rq_rec {
 	__u32 dir;
 };
 
-/* Issued requests: never evicted silently, overflow is counted. */
+struct rq_slot {
+	__u64 rq;		/* owner; 0 = free */
+	struct rq_rec rec;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CFQX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rq_slot);
+} rqslots SEC(".maps");
+
+/* Requests whose slot was taken: never evicted, overflow is counted. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CFQX_MAX_INFLIGHT);
@@ -122,22 +164,10 @@ struct {
 	__type(value, struct rq_rec);
 } inflight SEC(".maps");
 
-struct rl_key {
-	struct cfqx_group_key key;
-	__u32 kind;
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct rl_key);
-	__type(value, struct cfqx_ratelimit);
-} ratelimit SEC(".maps");
-
 /* Last good policy and the group_by last seen (+1; 0 = none yet). */
 struct cfqx_policy last_good_policy = CFQX_POLICY_DEFAULT;
 __u32 seen_group_by;
+struct cfqx_ratelimit policy_rl;	/* policy events have no group */
 
 static const struct cfqx_group_stats zero_group;
 static const struct cfqx_dev_stats zero_dev;
@@ -179,27 +209,34 @@ static __always_inline void read_policy(struct cfqx_policy *out)
 
 static __always_inline bool dev_wanted(__u32 dev)
 {
-	if (!filter_devices)
+	int i;
+
+	if (!nr_filter_devs)
 		return true;
-	return bpf_map_lookup_elem(&devices, &dev) != NULL;
+	for (i = 0; i < CFQX_MAX_FILTER_DEVS; i++) {
+		if (i >= nr_filter_devs)
+			break;
+		if (filter_devs[i] == dev)
+			return true;
+	}
+	return false;
 }
 
 static __always_inline __u32 disk_dev(struct gendisk *disk)
 {
 	if (!disk)
 		return 0;
-	return CFQX_MKDEV(BPF_CORE_READ(disk, major),
-			  BPF_CORE_READ(disk, first_minor));
+	return CFQX_MKDEV(disk->major, disk->first_minor);
 }
 
 static __always_inline __u32 bio_dev(struct bio *bio)
 {
-	return disk_dev(BPF_CORE_READ(bio, bi_bdev, bd_disk));
+	return disk_dev(bio->bi_bdev->bd_disk);
 }
 
 static __always_inline __u32 rq_dev(struct request *rq)
 {
-	return disk_dev(BPF_CORE_READ(rq, q, disk));
+	return disk_dev(rq->q->disk);
 }
 
 static __always_inline bool opf_is_sync(__u32 opf)
@@ -242,23 +279,18 @@ get_group(struct cfqx_group_key *key, __u64 now)
 	return g;
 }
 
-/* Emit one event, rate limited per (device, group, kind). */
+/*
+ * Emit one event, rate limited per (device, group, kind) by @rl, the
+ * group's limiter for this kind (updates race benignly between CPUs).
+ */
 static __always_inline void emit(__u32 kind, struct cfqx_group_key *key,
+				 struct cfqx_ratelimit *rl,
 				 __u64 value, __u64 value2, __u32 rate,
 				 const char *comm, __u64 now)
 {
-	struct rl_key rk = { .key = *key, .kind = kind };
-	struct cfqx_ratelimit *rl, fresh = {};
 	struct cfqx_event *e;
 	__u64 suppressed;
 
-	rl = bpf_map_lookup_elem(&ratelimit, &rk);
-	if (!rl) {
-		bpf_map_update_elem(&ratelimit, &rk, &fresh, BPF_NOEXIST);
-		rl = bpf_map_lookup_elem(&ratelimit, &rk);
-		if (!rl)
-			return;
-	}
 	if (!cfqx_ratelimit_allow(rl, now, rate)) {
 		stat_inc(CFQX_STAT_RATELIMITED);
 		return;
@@ -301,8 +333,8 @@ static __always_inline void check_switch(struct cfqx_policy *pol, __u64 now)
 		return;
 	if (!old)
 		return;		/* first request since load: no switch */
-	emit(CFQX_EV_POLICY, &none, old - 1, pol->group_by, pol->event_rate,
-	     NULL, now);
+	emit(CFQX_EV_POLICY, &none, &policy_rl, old - 1, pol->group_by,
+	     pol->event_rate, NULL, now);
 }
 
 /* The submitting task's group under @pol; in submitter context only. */
@@ -344,70 +376,151 @@ static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
 	}
 }
 
-/* Look up the bio's record, classifying it now if bio_queue missed it. */
-static __always_inline struct bio_rec *bio_record(struct bio *bio,
-						  struct cfqx_policy *pol,
-						  __u32 dev, __u64 now)
-{
-	__u64 bkey = (__u64)bio;
-	struct bio_rec *r = bpf_map_lookup_elem(&bios, &bkey);
-	struct bio_rec fresh = {};
-	struct cfqx_dev_stats *d;
+/* Scratch word to turn a kernel pointer into a plain number. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} scratch SEC(".maps");
 
-	if (r)
-		return r;
-	classify(pol, dev, &fresh.key);
-	fresh.submit_ns = now;
-	fresh.sync = opf_is_sync(BPF_CORE_READ(bio, bi_opf));
-	d = bpf_map_lookup_elem(&devstats, &dev);
-	if (d)
-		fresh.dev_issued = d->issued;
-	bpf_map_update_elem(&bios, &bkey, &fresh, BPF_ANY);
-	return bpf_map_lookup_elem(&bios, &bkey);
+/*
+ * The verifier forbids arithmetic on pointers; a pointer stored in a map
+ * value (allowed for privileged programs) reads back as a number.
+ */
+static __always_inline __u64 ptr_num(const void *p)
+{
+	__u32 zero = 0;
+	volatile __u64 *w = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!w)
+		return 0;
+	*w = (__u64)p;
+	return *w;
+}
+
+/* Slot of a pointer (as a number) in the direct-mapped arrays. */
+static __always_inline __u32 ptr_slot(__u64 p)
+{
+	return ((p >> 6) ^ (p >> 18) ^ (p >> 30)) & (CFQX_SLOTS - 1);
+}
+
+/* Remember @rec as the creator record of @bio. */
+static __always_inline void bio_store(__u64 bio, struct bio_rec *rec)
+{
+	__u32 idx = ptr_slot(bio);
+	struct bio_slot *s = bpf_map_lookup_elem(&bioslots, &idx);
+
+	__u64 old;
+
+	if (s) {
+		old = __sync_val_compare_and_swap(&s->bio, 0, bio);
+		/* free, or a stale record of this very pointer: ours */
+		if (old == 0 || old == bio) {
+			s->rec = *rec;
+			return;
+		}
+		/* a creator never issued (freed on an error path) */
+		if (rec->submit_ns > s->rec.submit_ns + CFQX_STALE_NS &&
+		    __sync_val_compare_and_swap(&s->bio, old, bio) == old) {
+			stat_inc(CFQX_STAT_STALE);
+			s->rec = *rec;
+			return;
+		}
+	}
+	bpf_map_update_elem(&bios, &bio, rec, BPF_ANY);
+}
+
+/* Find @bio's creator record; with @take, also forget it. */
+static __always_inline bool bio_find(__u64 bio, struct bio_rec *out,
+				     bool take)
+{
+	__u32 idx = ptr_slot(bio);
+	struct bio_slot *s = bpf_map_lookup_elem(&bioslots, &idx);
+	struct bio_rec *r;
+
+	if (s && s->bio == bio) {
+		*out = s->rec;
+		if (take)
+			__sync_val_compare_and_swap(&s->bio, bio, 0);
+		return true;
+	}
+	r = bpf_map_lookup_elem(&bios, &bio);
+	if (!r)
+		return false;
+	*out = *r;
+	if (take)
+		bpf_map_delete_elem(&bios, &bio);
+	return true;
+}
+
+/* Remember @rec as the in-flight record of @rq.  -1: no room. */
+static __always_inline int rq_store(__u64 rq, struct rq_rec *rec)
+{
+	__u32 idx = ptr_slot(rq);
+	struct rq_slot *s = bpf_map_lookup_elem(&rqslots, &idx);
+
+	if (s && __sync_val_compare_and_swap(&s->rq, 0, rq) == 0) {
+		s->rec = *rec;
+		return 0;
+	}
+	return bpf_map_update_elem(&inflight, &rq, rec, BPF_ANY) ? -1 : 0;
+}
+
+/* The in-flight record of @rq, in place (slot or hash), or NULL. */
+static __always_inline struct rq_rec *rq_find(__u64 rq)
+{
+	__u32 idx = ptr_slot(rq);
+	struct rq_slot *s = bpf_map_lookup_elem(&rqslots, &idx);
+
+	if (s && s->rq == rq)
+		return &s->rec;
+	return bpf_map_lookup_elem(&inflight, &rq);
+}
+
+static __always_inline void rq_forget(__u64 rq)
+{
+	__u32 idx = ptr_slot(rq);
+	struct rq_slot *s = bpf_map_lookup_elem(&rqslots, &idx);
+
+	if (s && s->rq == rq) {
+		__sync_val_compare_and_swap(&s->rq, rq, 0);
+		return;
+	}
+	bpf_map_delete_elem(&inflight, &rq);
 }
 
 static __always_inline bool bio_wanted(struct bio *bio, __u32 *dev)
 {
-	struct request_queue *q = BPF_CORE_READ(bio, bi_bdev, bd_disk, queue);
+	struct request_queue *q = bio->bi_bdev->bd_disk->queue;
 
 	/* bio-based drivers (dm, md, ...) never make requests */
-	if (!q || !BPF_CORE_READ(q, mq_ops))
+	if (!q || !q->mq_ops)
 		return false;
 	*dev = bio_dev(bio);
 	return dev_wanted(*dev);
 }
 
-SEC("tp_btf/block_bio_queue")
-int BPF_PROG(cfqx_bio_queue, struct bio *bio)
-{
-	struct cfqx_policy pol;
-	__u32 dev;
-	__u64 now;
-
-	if (!bio_wanted(bio, &dev))
-		return 0;
-	now = bpf_ktime_get_ns();
-	read_policy(&pol);
-	check_switch(&pol, now);
-	bio_record(bio, &pol, dev, now);
-	return 0;
-}
-
 /* The group got one more pending request: maybe it became busy. */
 static __always_inline void group_busy(struct cfqx_group_stats *g,
 				       struct cfqx_group_key *key,
-				       struct cfqx_policy *pol, __u64 now)
+				       struct cfqx_policy *pol, __u64 submit_ns,
+				       __u64 now)
 {
 	struct cfqx_dev_stats *d;
 
 	if (__sync_fetch_and_add(&g->pending, 1) != 0)
 		return;
+	g->oldest_queued_ns = submit_ns;
+	/* the submitter that woke the group up (getrq runs in its context) */
+	bpf_get_current_comm(g->comm, sizeof(g->comm));
 	d = get_dev(key->dev);
 	if (d) {
 		g->busy_share_base = d->share_milli;
 		__sync_fetch_and_add(&d->busy_groups, 1);
 	}
-	emit(CFQX_EV_BUSY, key, 0, 0, pol->event_rate, g->comm, now);
+	emit(CFQX_EV_BUSY, key, &g->rl[CFQX_EV_BUSY], 0, 0, pol->event_rate,
+	     g->comm, now);
 }
 
 /* The group has one pending request less: maybe it became idle. */
@@ -420,6 +533,7 @@ static __always_inline void group_unbusy(struct cfqx_group_stats *g,
 
 	if (__sync_fetch_and_add(&g->pending, -1) != 1)
 		return;
+	g->oldest_queued_ns = 0;
 	d = bpf_map_lookup_elem(&devstats, &key->dev);
 	if (d) {
 		share = d->share_milli;
@@ -429,15 +543,16 @@ static __always_inline void group_unbusy(struct cfqx_group_stats *g,
 		if (d->busy_groups)
 			__sync_fetch_and_add(&d->busy_groups, -1);
 	}
-	emit(CFQX_EV_IDLE, key, 0, 0, pol->event_rate, g->comm, now);
+	emit(CFQX_EV_IDLE, key, &g->rl[CFQX_EV_IDLE], 0, 0, pol->event_rate,
+	     g->comm, now);
 }
 
 SEC("tp_btf/block_getrq")
 int BPF_PROG(cfqx_getrq, struct bio *bio)
 {
 	struct cfqx_group_stats *g;
+	struct bio_rec rec = {};
 	struct cfqx_policy pol;
-	struct bio_rec *r;
 	__u32 dev;
 	__u64 now;
 
@@ -446,38 +561,31 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	now = bpf_ktime_get_ns();
 	read_policy(&pol);
 	check_switch(&pol, now);
-	r = bio_record(bio, &pol, dev, now);
-	if (!r)
-		return 0;
-	g = get_group(&r->key, now);
+	classify(&pol, dev, &rec.key);
+	rec.submit_ns = now;
+	rec.sync = opf_is_sync(bio->bi_opf);
+	rec.flags = BIO_CREATOR;
+	g = get_group(&rec.key, now);
 	if (!g)
 		return 0;
-	r->flags |= BIO_CREATOR;
-	bpf_get_current_comm(g->comm, sizeof(g->comm));
 	g->last_active_ns = now;
-	__sync_fetch_and_add(&g->queued, 1);
-	__sync_val_compare_and_swap(&g->oldest_queued_ns, 0, r->submit_ns);
-	group_busy(g, &r->key, &pol, now);
+	bio_store(ptr_num(bio), &rec);
+	group_busy(g, &rec.key, &pol, now, now);
 	return 0;
 }
 
 static __always_inline int bio_merged(struct bio *bio)
 {
+	struct cfqx_group_key key;
 	struct cfqx_group_stats *g;
 	struct cfqx_policy pol;
-	struct bio_rec *r;
 	__u32 dev;
-	__u64 now;
 
 	if (!bio_wanted(bio, &dev))
 		return 0;
-	now = bpf_ktime_get_ns();
 	read_policy(&pol);
-	check_switch(&pol, now);
-	r = bio_record(bio, &pol, dev, now);
-	if (!r)
-		return 0;
-	g = get_group(&r->key, now);
+	classify(&pol, dev, &key);
+	g = get_group(&key, bpf_ktime_get_ns());
 	if (g)
 		__sync_fetch_and_add(&g->merges, 1);
 	return 0;
@@ -499,222 +607,185 @@ int BPF_PROG(cfqx_bio_frontmerge, struct bio *bio)
 SEC("tp_btf/block_rq_merge")
 int BPF_PROG(cfqx_rq_merge, struct request *next)
 {
-	struct bio *bio = BPF_CORE_READ(next, bio);
+	struct bio *bio = next->bio;
 	struct cfqx_group_stats *g;
 	struct cfqx_policy pol;
-	struct bio_rec *r;
-	__u64 bkey, now;
+	struct bio_rec rec;
 	int i;
 
 	for (i = 0; i < CFQX_MAX_BIO_WALK && bio; i++) {
-		bkey = (__u64)bio;
-		r = bpf_map_lookup_elem(&bios, &bkey);
-		if (r && (r->flags & BIO_CREATOR)) {
-			r->flags &= ~BIO_CREATOR;
-			g = bpf_map_lookup_elem(&groups, &r->key);
+		if (bio_find(ptr_num(bio), &rec, true)) {
+			g = bpf_map_lookup_elem(&groups, &rec.key);
 			if (!g)
 				return 0;
-			now = bpf_ktime_get_ns();
 			read_policy(&pol);
 			__sync_fetch_and_add(&g->merges, 1);
-			if (g->queued)
-				__sync_fetch_and_add(&g->queued, -1);
-			group_unbusy(g, &r->key, &pol, now);
+			group_unbusy(g, &rec.key, &pol, bpf_ktime_get_ns());
 			return 0;
 		}
-		bio = BPF_CORE_READ(bio, bi_next);
+		bio = bio->bi_next;
 	}
 	return 0;
 }
 
-/* Charge a dispatch: queue time, deadline, seek class, budget. */
+/* Charge a dispatch: queue time, deadline, starvation, seek, budget. */
 static __always_inline void charge_issue(struct request *rq,
 					 struct rq_rec *rec,
 					 struct cfqx_group_stats *g,
-					 struct cfqx_policy *pol,
-					 __u64 dev_issued_at_submit, bool sync,
+					 struct cfqx_policy *pol, bool sync,
 					 __u64 now)
 {
 	struct cfqx_dev_stats *d = get_dev(rec->key.dev);
 	__u64 waited = now - rec->submit_ns, dist, sector, entitled;
 	__u64 deadline = cfqx_fifo_expire_ns(pol, sync);
-	__u64 busy, share, issued_before = 0;
+	__u64 busy, share, issued;
 	enum cfqx_seek seek;
 	__u32 slot;
 
-	if (g->queued)
-		__sync_fetch_and_add(&g->queued, -1);
-	if (!g->queued)
-		g->oldest_queued_ns = 0;
-	__sync_fetch_and_add(&g->in_flight, 1);
-	__sync_fetch_and_add(&g->issued, 1);
-	g->last_active_ns = now;
-
+	issued = __sync_fetch_and_add(&g->issued, 1) + 1;
 	slot = cfqx_hist_slot(waited);
 	if (slot < CFQX_HIST_SLOTS)
 		__sync_fetch_and_add(&g->qtime_hist[slot], 1);
 
 	if (waited > deadline) {
 		__sync_fetch_and_add(&g->deadline_miss[rec->dir & 1], 1);
-		emit(CFQX_EV_DEADLINE, &rec->key, waited - deadline, rec->dir,
-		     pol->event_rate, g->comm, now);
+		emit(CFQX_EV_DEADLINE, &rec->key, &g->rl[CFQX_EV_DEADLINE],
+		     waited - deadline, rec->dir, pol->event_rate, g->comm,
+		     now);
 	}
 	if (!d)
 		return;
 
-	issued_before = __sync_fetch_and_add(&d->issued, 1);
-	/* starved: waited past the sync deadline while others were served */
-	if (waited > cfqx_fifo_expire_ns(pol, true) &&
-	    issued_before > dev_issued_at_submit) {
+	busy = d->busy_groups;
+	/* starved: waited past the sync deadline while others were busy */
+	if (busy > 1 && waited > cfqx_fifo_expire_ns(pol, true)) {
 		__sync_fetch_and_add(&g->starved, 1);
-		emit(CFQX_EV_STARVED, &rec->key, waited,
-		     issued_before - dev_issued_at_submit, pol->event_rate,
-		     g->comm, now);
+		emit(CFQX_EV_STARVED, &rec->key, &g->rl[CFQX_EV_STARVED],
+		     waited, busy, pol->event_rate, g->comm, now);
 	}
 
-	sector = BPF_CORE_READ(rq, __sector);
+	sector = rq->__sector;
 	seek = cfqx_seek_class(d->last_end_sector, sector,
 			       cfqx_back_max_sectors(pol),
 			       pol->back_seek_penalty, &dist);
 	if (seek < CFQX_SEEKS)
 		__sync_fetch_and_add(&g->seeks[seek], 1);
-	d->last_end_sector = sector +
-		(BPF_CORE_READ(rq, __data_len) >> CFQX_SECTOR_SHIFT);
+	d->last_end_sector = sector + (rq->__data_len >> CFQX_SECTOR_SHIFT);
 
-	busy = d->busy_groups;
 	if (!busy)
 		busy = 1;
 	share = __sync_fetch_and_add(&d->share_milli,
-				     cfqx_dispatch_share_milli(busy));
-	share += cfqx_dispatch_share_milli(busy);
+				     cfqx_dispatch_share_milli(busy)) +
+		cfqx_dispatch_share_milli(busy);
 	entitled = cfqx_group_entitled_milli(g->entitled_milli,
 					     g->busy_share_base, share,
 					     g->pending != 0);
-	if (cfqx_over_budget(g->issued, entitled, pol->quantum)) {
+	if (cfqx_over_budget(issued, entitled, pol->quantum)) {
 		__sync_fetch_and_add(&g->over_budget, 1);
 		emit(CFQX_EV_OVER_BUDGET, &rec->key,
-		     g->issued * 1000 - entitled, busy, pol->event_rate,
-		     g->comm, now);
+		     &g->rl[CFQX_EV_OVER_BUDGET], issued * 1000 - entitled,
+		     busy, pol->event_rate, g->comm, now);
 	}
+}
+
+/* A request with no creator bio we know: requeued (same owner) or not
+ * ours (allocated before load, passthrough). */
+static __always_inline int reissue(__u64 rkey)
+{
+	struct cfqx_group_stats *g;
+	struct rq_rec *rec = rq_find(rkey);
+
+	if (!rec || rec->state != RQ_REQUEUED) {
+		stat_inc(CFQX_STAT_UNMATCHED);
+		return 0;
+	}
+	rec->state = RQ_ISSUED;
+	rec->issue_ns = bpf_ktime_get_ns();
+	g = bpf_map_lookup_elem(&groups, &rec->key);
+	if (g)
+		__sync_fetch_and_add(&g->issued, 1);
+	return 0;
+}
+
+/* @rq is issued again without a completion we saw: drop the old record. */
+static __always_inline void drop_stale(__u64 rkey, struct cfqx_policy *pol,
+				       __u64 now)
+{
+	struct cfqx_group_stats *og;
+	struct rq_rec *old = rq_find(rkey);
+
+	if (!old)
+		return;
+	stat_inc(CFQX_STAT_UNMATCHED);
+	og = bpf_map_lookup_elem(&groups, &old->key);
+	if (og) {
+		__sync_fetch_and_add(&og->lost, 1);
+		group_unbusy(og, &old->key, pol, now);
+	}
+	rq_forget(rkey);
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(cfqx_rq_issue, struct request *rq)
 {
-	__u64 rkey = (__u64)rq, bkey, now, dev_issued = 0;
-	struct bio *bio = BPF_CORE_READ(rq, bio), *first = bio;
-	struct bio_rec *r, *owner = NULL, *any = NULL;
+	struct bio *bio = rq->bio;
+	__u64 rkey = ptr_num(rq), now;
+	struct rq_rec fresh = {};
 	struct cfqx_group_stats *g;
 	struct cfqx_policy pol;
-	struct rq_rec *rec, fresh = {};
-	bool sync;
-	__u32 dev;
+	struct bio_rec owner;
+	bool found = false;
 	int i;
 
-	rec = bpf_map_lookup_elem(&inflight, &rkey);
-	if (rec && rec->state == RQ_REQUEUED) {
-		/* a requeued request goes out again: same owner */
-		g = bpf_map_lookup_elem(&groups, &rec->key);
-		rec->state = RQ_ISSUED;
-		rec->issue_ns = bpf_ktime_get_ns();
-		if (g) {
-			if (g->queued)
-				__sync_fetch_and_add(&g->queued, -1);
-			__sync_fetch_and_add(&g->in_flight, 1);
-		}
-		return 0;
-	}
-	if (!first)
+	if (!bio)
 		return 0;	/* no data: flush or passthrough */
-	dev = rq_dev(rq);
-	if (!dev_wanted(dev))
+	if (!dev_wanted(rq_dev(rq)))
 		return 0;
-	now = bpf_ktime_get_ns();
-	if (rec) {
-		/* issued again without a completion we saw: stale record */
-		stat_inc(CFQX_STAT_UNMATCHED);
-		g = bpf_map_lookup_elem(&groups, &rec->key);
-		if (g && g->in_flight)
-			__sync_fetch_and_add(&g->in_flight, -1);
-		bpf_map_delete_elem(&inflight, &rkey);
-	}
 
 	/* the owner is the bio that created the request (getrq) */
 	for (i = 0; i < CFQX_MAX_BIO_WALK && bio; i++) {
-		bkey = (__u64)bio;
-		r = bpf_map_lookup_elem(&bios, &bkey);
-		if (r) {
-			if (!any)
-				any = r;
-			if (r->flags & BIO_CREATOR) {
-				owner = r;
-				break;
-			}
+		if (bio_find(ptr_num(bio), &owner, true)) {
+			found = true;
+			break;
 		}
-		bio = BPF_CORE_READ(bio, bi_next);
+		bio = bio->bi_next;
 	}
-	if (!owner)
-		owner = any;
-	if (!owner) {
-		stat_inc(CFQX_STAT_UNMATCHED);
-		return 0;
-	}
-	read_policy(&pol);
-	fresh.key = owner->key;
-	fresh.submit_ns = owner->submit_ns;
-	fresh.issue_ns = now;
-	fresh.state = RQ_ISSUED;
-	fresh.dir = BPF_CORE_READ(rq, cmd_flags) & 1;	/* op_is_write() */
-	dev_issued = owner->dev_issued;
-	sync = owner->sync;
-	if (!(owner->flags & BIO_CREATOR)) {
-		/* never counted as queued (getrq missed): count it now */
-		g = get_group(&fresh.key, now);
-		if (g) {
-			__sync_fetch_and_add(&g->queued, 1);
-			group_busy(g, &fresh.key, &pol, now);
-		}
-	}
-	/* the bios are now part of an issued request: forget them */
-	bio = first;
-	for (i = 0; i < CFQX_MAX_BIO_WALK && bio; i++) {
-		bkey = (__u64)bio;
-		bpf_map_delete_elem(&bios, &bkey);
-		bio = BPF_CORE_READ(bio, bi_next);
-	}
+	if (!found)
+		return reissue(rkey);
 
-	g = get_group(&fresh.key, now);
+	now = bpf_ktime_get_ns();
+	read_policy(&pol);
+	g = bpf_map_lookup_elem(&groups, &owner.key);
 	if (!g)
 		return 0;
-	if (bpf_map_update_elem(&inflight, &rkey, &fresh, BPF_NOEXIST)) {
+	if (rq_find(rkey))
+		drop_stale(rkey, &pol, now);
+	fresh.key = owner.key;
+	fresh.submit_ns = owner.submit_ns;
+	fresh.issue_ns = now;
+	fresh.state = RQ_ISSUED;
+	fresh.dir = rq->cmd_flags & 1;	/* op_is_write() */
+	if (rq_store(rkey, &fresh)) {
 		stat_inc(CFQX_STAT_INFLIGHT_FULL);
-		if (g->queued)
-			__sync_fetch_and_add(&g->queued, -1);
 		group_unbusy(g, &fresh.key, &pol, now);
 		return 0;
 	}
-	charge_issue(rq, &fresh, g, &pol, dev_issued, sync, now);
+	charge_issue(rq, &fresh, g, &pol, owner.sync, now);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(cfqx_rq_requeue, struct request *rq)
 {
-	__u64 rkey = (__u64)rq;
 	struct cfqx_group_stats *g;
-	struct rq_rec *rec;
+	struct rq_rec *rec = rq_find(ptr_num(rq));
 
-	rec = bpf_map_lookup_elem(&inflight, &rkey);
 	if (!rec || rec->state != RQ_ISSUED)
-		return 0;	/* not issued yet: its bios are still known */
+		return 0;	/* not issued yet: its creator bio is known */
 	rec->state = RQ_REQUEUED;
 	g = bpf_map_lookup_elem(&groups, &rec->key);
-	if (!g)
-		return 0;
-	__sync_fetch_and_add(&g->requeues, 1);
-	if (g->in_flight)
-		__sync_fetch_and_add(&g->in_flight, -1);
-	__sync_fetch_and_add(&g->queued, 1);
+	if (g)
+		__sync_fetch_and_add(&g->requeues, 1);
 	return 0;
 }
 
@@ -722,62 +793,60 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
-	__u64 rkey = (__u64)rq, now, service, lat, epoch;
+	__u64 rkey = ptr_num(rq), now, service, lat, epoch;
 	struct cfqx_group_stats *g;
 	struct cfqx_dev_stats *d;
 	struct cfqx_policy pol;
-	struct rq_rec *rec;
+	struct rq_rec *found, rec;
 	bool last;
 	__u32 dev, dir, slot;
 
 	/* blk_update_request() traces before it consumes nr_bytes */
-	last = nr_bytes >= BPF_CORE_READ(rq, __data_len);
-	rec = bpf_map_lookup_elem(&inflight, &rkey);
-	if (rec) {
-		dev = rec->key.dev;
-		dir = rec->dir & 1;
+	last = nr_bytes >= rq->__data_len;
+	dir = rq->cmd_flags & 1;	/* op_is_write() */
+	found = rq_find(rkey);
+	if (found) {
+		rec = *found;
+		dev = rec.key.dev;
 	} else {
-		if (!BPF_CORE_READ(rq, bio) && !nr_bytes)
+		if (!rq->bio && !nr_bytes)
 			return 0;	/* flush machinery, not data */
 		dev = rq_dev(rq);
 		if (!dev_wanted(dev))
 			return 0;
-		dir = BPF_CORE_READ(rq, cmd_flags) & 1;
 	}
 	d = get_dev(dev);
 	if (d) {
 		__sync_fetch_and_add(&d->bytes[dir], nr_bytes);
 		if (last) {
 			__sync_fetch_and_add(&d->rqs[dir], 1);
-			if (!rec)
+			if (!found)
 				__sync_fetch_and_add(&d->untracked_rqs, 1);
 		}
 	}
-	if (!rec) {
+	if (!found) {
 		if (last)
 			stat_inc(CFQX_STAT_UNMATCHED);
 		return 0;
 	}
-	g = bpf_map_lookup_elem(&groups, &rec->key);
-	if (!g) {
-		if (last)
-			bpf_map_delete_elem(&inflight, &rkey);
+	if (last)
+		rq_forget(rkey);
+	g = bpf_map_lookup_elem(&groups, &rec.key);
+	if (!g)
 		return 0;
-	}
-	now = bpf_ktime_get_ns();
 	__sync_fetch_and_add(&g->bytes[dir], nr_bytes);
-	g->last_active_ns = now;
 	if (error)
 		__sync_fetch_and_add(&g->errors, 1);
 	if (!last)
 		return 0;
 
+	now = bpf_ktime_get_ns();
 	__sync_fetch_and_add(&g->rqs[dir], 1);
-	service = now - rec->issue_ns;
+	service = now - rec.issue_ns;
 	slot = cfqx_hist_slot(service);
 	if (slot < CFQX_HIST_SLOTS)
 		__sync_fetch_and_add(&g->stime_hist[slot], 1);
-	lat = now - rec->submit_ns;
+	lat = now - rec.submit_ns;
 	if (lat > g->max_lat_ns)
 		g->max_lat_ns = lat;
 	/* CFQ v2 service_used: decay whole periods, then charge */
@@ -789,10 +858,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 		g->service_epoch = epoch;
 	}
 	__sync_fetch_and_add(&g->service_used_ns, service);
-	if (g->in_flight)
-		__sync_fetch_and_add(&g->in_flight, -1);
 	read_policy(&pol);
-	group_unbusy(g, &rec->key, &pol, now);
-	bpf_map_delete_elem(&inflight, &rkey);
+	group_unbusy(g, &rec.key, &pol, now);
 	return 0;
 }

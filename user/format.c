@@ -18,6 +18,7 @@ const char *const cfqx_stat_names[CFQX_STAT_NR] = {
 	[CFQX_STAT_INFLIGHT_FULL] = "inflight_full",
 	[CFQX_STAT_UNMATCHED] = "unmatched",
 	[CFQX_STAT_BAD_POLICY] = "bad_policy",
+	[CFQX_STAT_STALE] = "stale",
 };
 
 void cfqx_snapshot_free(struct cfqx_snapshot *s)
@@ -167,6 +168,7 @@ static void group_json(FILE *f, const struct cfqx_snapshot *s,
 		",\"write_rqs\":%llu,\"write_bytes\":%llu"
 		",\"errors\":%llu,\"requeues\":%llu,\"merges\":%llu"
 		",\"queued\":%llu,\"in_flight\":%llu,\"issued\":%llu"
+		",\"lost\":%llu"
 		",\"busy\":%s,\"entitled_milli\":%llu,\"over_budget\":%llu"
 		",\"starved\":%llu"
 		",\"deadline_miss_read\":%llu,\"deadline_miss_write\":%llu"
@@ -178,7 +180,9 @@ static void group_json(FILE *f, const struct cfqx_snapshot *s,
 		st->rqs[CFQX_READ], st->bytes[CFQX_READ],
 		st->rqs[CFQX_WRITE], st->bytes[CFQX_WRITE],
 		st->errors, st->requeues, st->merges,
-		st->queued, st->in_flight, st->issued,
+		(unsigned long long)cfqx_group_queued(st),
+		(unsigned long long)cfqx_group_in_flight(st), st->issued,
+		st->lost,
 		st->pending ? "true" : "false",
 		(unsigned long long)group_entitled(s, g), st->over_budget,
 		st->starved,
@@ -217,11 +221,11 @@ void cfqx_stats_json(FILE *f, const struct cfqx_snapshot *s)
 		fprintf(f,
 			",\"read_rqs\":%llu,\"read_bytes\":%llu"
 			",\"write_rqs\":%llu,\"write_bytes\":%llu"
-			",\"untracked_rqs\":%llu,\"issued\":%llu"
+			",\"untracked_rqs\":%llu"
 			",\"busy_groups\":%llu,\"groups\":[",
 			dv->st.rqs[CFQX_READ], dv->st.bytes[CFQX_READ],
 			dv->st.rqs[CFQX_WRITE], dv->st.bytes[CFQX_WRITE],
-			dv->st.untracked_rqs, dv->st.issued,
+			dv->st.untracked_rqs,
 			dv->st.busy_groups);
 		for (g = 0, n = 0; g < s->ngroups; g++) {
 			const struct cfqx_group_row *gr = &s->groups[g];

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "cfqx.h"
 
-#define MAX_DEVS 64
+#define MAX_DEVS CFQX_MAX_FILTER_DEVS
 
 static void load_usage(FILE *f)
 {

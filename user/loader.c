@@ -114,7 +114,14 @@ int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol)
 		cfqx_err("cannot open the BPF object: %s", strerror(errno));
 		return -1;
 	}
-	skel->rodata->filter_devices = ndevs > 0;
+	if (ndevs > CFQX_MAX_FILTER_DEVS) {
+		cfqx_err("at most %d devices", CFQX_MAX_FILTER_DEVS);
+		cfqx_bpf__destroy(skel);
+		return -1;
+	}
+	skel->rodata->nr_filter_devs = ndevs;
+	for (i = 0; i < ndevs; i++)
+		skel->rodata->filter_devs[i] = devs[i];
 	err = cfqx_bpf__load(skel);
 	if (err) {
 		cfqx_err("cannot load the BPF programs: %s (CFQX_DEBUG=1 shows the verifier log)",

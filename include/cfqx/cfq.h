@@ -156,6 +156,25 @@ static inline __u64 cfqx_group_entitled_milli(__u64 banked, __u64 busy_base,
 }
 
 /*
+ * A group's in-flight and queued requests, derived from counters the BPF
+ * side keeps without extra atomics on the hot path.
+ */
+static inline __u64 cfqx_group_in_flight(const struct cfqx_group_stats *g)
+{
+	__u64 done = g->requeues + g->rqs[CFQX_READ] + g->rqs[CFQX_WRITE] +
+		g->lost;
+
+	return g->issued > done ? g->issued - done : 0;
+}
+
+static inline __u64 cfqx_group_queued(const struct cfqx_group_stats *g)
+{
+	__u64 in_flight = cfqx_group_in_flight(g);
+
+	return g->pending > in_flight ? g->pending - in_flight : 0;
+}
+
+/*
  * Event rate limit: at most @rate events per second (per device, group
  * and kind).  Returns true when the event may go out; the caller then
  * reports and clears st->suppressed.  Otherwise the event is counted in

@@ -36,6 +36,9 @@
 #define CFQX_MAP_DEVICES	"devices"
 #define CFQX_MAP_DEVSTATS	"devstats"
 
+/* Most devices `cfqx load --dev` can restrict accounting to. */
+#define CFQX_MAX_FILTER_DEVS	16
+
 /* ------------------------------------------------------------------ */
 /* Grouping key: what a "queue" is.  Values are the policy's group_by. */
 
@@ -140,6 +143,19 @@ enum cfqx_seek {
 };
 
 /*
+ * Per (device, group, kind) event rate limiter state, kept by the BPF
+ * side in each group's value (CFQX_EV_NR_SLOTS of them, indexed by enum
+ * cfqx_event_kind, which must stay below it); see cfqx_ratelimit_allow().
+ */
+#define CFQX_EV_NR_SLOTS	8
+
+struct cfqx_ratelimit {
+	__u64 window;			/* second the count is for */
+	__u64 count;			/* events let through in it */
+	__u64 suppressed;		/* dropped since the last one let through */
+};
+
+/*
  * Value of the "groups" map.  Counters only grow (since load) except the
  * gauges marked so.  Updated with atomic adds from any CPU.
  */
@@ -149,9 +165,9 @@ struct cfqx_group_stats {
 	__u64 errors;			/* completions with an error */
 	__u64 requeues;
 	__u64 merges;			/* bios merged into a request */
-	__u64 queued;			/* gauge: classified, not issued */
-	__u64 in_flight;		/* gauge: issued, not completed */
-	__u64 issued;			/* dispatches (issue events) */
+	__u64 issued;			/* dispatches (issue events, again
+					 * after a requeue) */
+	__u64 lost;			/* issued, completion never seen */
 	__u64 qtime_hist[CFQX_HIST_SLOTS];	/* queue: submit->issue */
 	__u64 stime_hist[CFQX_HIST_SLOTS];	/* service: issue->complete */
 	__u64 max_lat_ns;		/* worst submit->complete */
@@ -165,9 +181,14 @@ struct cfqx_group_stats {
 	__u64 first_seen_ns;
 	__u64 last_active_ns;		/* last submit, issue or complete */
 	__u64 oldest_queued_ns;		/* gauge: submit time of a waiting rq */
-	__u64 pending;			/* gauge: queued + in_flight; 0 = idle */
+	__u64 pending;			/* gauge: requests allocated and not
+					 * completed; 0 = idle.  Derived:
+					 * in_flight = issued - requeues -
+					 * rqs[] - lost, queued = pending -
+					 * in_flight (cfqx_group_in_flight) */
 	__u64 busy_share_base;		/* device share_milli when it got busy */
-	char comm[16];			/* last submitter's command name */
+	struct cfqx_ratelimit rl[CFQX_EV_NR_SLOTS]; /* per event kind */
+	char comm[16];			/* command that last made it busy */
 };
 
 /*
@@ -180,22 +201,12 @@ struct cfqx_dev_stats {
 	__u64 bytes[CFQX_DIRS];		/* completed bytes, tracked or not */
 	__u64 untracked_rqs;		/* completions with no group (issued
 					 * before load, passthrough, ...) */
-	__u64 issued;			/* dispatches of tracked requests */
 	__u64 last_end_sector;		/* end of the previous dispatch */
 	__u64 share_milli;		/* sum over dispatches of 1000/busy:
 					 * one busy group's entitlement */
 	__u64 busy_groups;		/* gauge: groups with pending I/O */
 };
 
-/*
- * Per (device, group, kind) event rate limiter state, kept by the BPF
- * side in an LRU hash; see cfqx_ratelimit_allow().
- */
-struct cfqx_ratelimit {
-	__u64 window;			/* second the count is for */
-	__u64 count;			/* events let through in it */
-	__u64 suppressed;		/* dropped since the last one let through */
-};
 
 /* ------------------------------------------------------------------ */
 /* Events: records in the "events" BPF ring buffer. */
@@ -240,6 +251,8 @@ enum cfqx_stat {
 	CFQX_STAT_INFLIGHT_FULL,	/* in-flight map full */
 	CFQX_STAT_UNMATCHED,		/* issue/complete of an unknown rq */
 	CFQX_STAT_BAD_POLICY,		/* policy value rejected */
+	CFQX_STAT_STALE,		/* records of requests never issued,
+					 * reclaimed after a minute */
 	CFQX_STAT_NR,
 };
 
