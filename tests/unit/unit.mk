@@ -3,7 +3,10 @@
 # and the cfqx command's pure parsing and formatting; built plain and with
 # ASan+UBSan.  No root needed.
 UNIT_SRCS := $(wildcard $(ROOT)/tests/unit/test-*.c)
-UNIT_DEPS := $(UNIT_SRCS) $(CFQX_PURE_SRCS) $(ROOT)/user/devname.c \
+# user/user.mk is included after this fragment: name its pure files here
+UNIT_USER_SRCS := $(ROOT)/user/parse.c $(ROOT)/user/format.c \
+	$(ROOT)/user/devname.c
+UNIT_DEPS := $(UNIT_SRCS) $(UNIT_USER_SRCS) \
 	$(wildcard $(ROOT)/include/cfqx/*.h) $(ROOT)/user/cfqx.h \
 	$(ROOT)/tests/bpf/json-mini.h
 UNIT_BIN := $(TEST_BIN)/unit-cfqx
@@ -13,14 +16,14 @@ UNIT_CFLAGS = $(filter-out -I$(BUILD),$(USER_CFLAGS))
 $(UNIT_BIN): $(UNIT_DEPS) | deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(UNIT_CFLAGS) $(UNIT_SRCS) $(CFQX_PURE_SRCS) \
-		$(ROOT)/user/devname.c -lcriterion -o $@
+	$(Q)$(CC) $(UNIT_CFLAGS) $(UNIT_SRCS) $(UNIT_USER_SRCS) \
+		-lcriterion -o $@
 
 $(UNIT_ASAN_BIN): $(UNIT_DEPS) | deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(UNIT_CFLAGS) -O1 $(ASAN_FLAGS) $(UNIT_SRCS) \
-		$(CFQX_PURE_SRCS) $(ROOT)/user/devname.c -lcriterion -o $@
+		$(UNIT_USER_SRCS) -lcriterion -o $@
 
 .PHONY: test-unit test-unit-asan
 test-unit: $(UNIT_BIN)
