@@ -188,6 +188,59 @@ int cfqx_ensure_loaded(void)
 	return cfqx_load(NULL, 0, NULL);
 }
 
+/*
+ * Detach the policy map from every cfqx elevator that holds it (their
+ * iosched/policy_map reads "id N"), so unload leaves no reference behind.
+ */
+static void detach_elevators(void)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+	char path[512], buf[64];
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+	int fd;
+
+	fd = bpf_obj_get(CFQX_PIN_MAPS "/" CFQX_MAP_POLICY);
+	if (fd < 0)
+		return;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	d = opendir("/sys/block");
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		unsigned id;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/block/%s/queue/iosched/policy_map", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && sscanf(buf, "id %u", &id) == 1 &&
+		    id == info.id) {
+			fclose(f);
+			f = fopen(path, "w");
+			if (f) {
+				fputs("-1\n", f);
+				if (fclose(f))
+					cfqx_err("cannot detach the policy map from %s",
+						 de->d_name);
+			}
+			continue;
+		}
+		fclose(f);
+	}
+	closedir(d);
+}
+
 int cfqx_unload(void)
 {
 	if (geteuid() != 0) {
@@ -198,6 +251,7 @@ int cfqx_unload(void)
 		cfqx_err("not loaded (%s does not exist)", CFQX_PIN_ROOT);
 		return -1;
 	}
+	detach_elevators();
 	remove_all();
 	if (access(CFQX_PIN_ROOT, F_OK) == 0) {
 		cfqx_err("could not remove everything under %s", CFQX_PIN_ROOT);

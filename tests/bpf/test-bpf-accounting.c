@@ -890,6 +890,76 @@ static void phase_writeback(void)
 	       want);
 }
 
+static int read_sys(const char *fmt, char *buf, size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), fmt, loop_nr);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n > 0 ? 0 : -1;
+}
+
+/*
+ * With the cfqx elevator (the module, in the VM): `cfqx load --elevator`
+ * selects it and hands it the policy map; requests now pass the
+ * scheduler and are dispatched from its queues, and the accounting must
+ * stay exact; unload detaches the map from the elevator.
+ */
+static void phase_elevator(void)
+{
+	const char *what = "cfqx elevator";
+	struct jnode *root, *dev;
+	char buf[256], path[128];
+	int i, fd;
+
+	if (read_sys("/sys/block/loop%d/queue/scheduler", buf, sizeof(buf)) ||
+	    !strstr(buf, "cfqx")) {
+		printf("skip: elevator phase (no cfqx elevator on this kernel)\n");
+		return;
+	}
+	if (CFQX("load", "--dev", loopdev, "--policy", "uid", "--elevator"))
+		die("cfqx load --elevator failed: %s", rr.err);
+	we_loaded = 1;
+	check(!read_sys("/sys/block/loop%d/queue/scheduler", buf, sizeof(buf)) &&
+	      strstr(buf, "[cfqx]"), "%s: not selected: %s", what, buf);
+	check(!read_sys("/sys/block/loop%d/queue/iosched/policy_map", buf,
+			sizeof(buf)) && !strncmp(buf, "id ", 3),
+	      "%s: policy_map not attached: %s", what, buf);
+	for (i = 0; i < NWORKERS; i++)
+		start_worker(i);
+	round_all(NWORKERS);
+	root = stats_json();
+	dev = our_device(root);
+	check(dev != NULL, "%s: device missing", what);
+	if (dev) {
+		for (i = 0; i < NWORKERS; i++)
+			check_worker_group(dev, &workers[i], i, "uid", what);
+		check_device_sums(dev, what);
+	}
+	jfree(root);
+	free(root);
+	kill_workers();
+	unload();
+	check(!read_sys("/sys/block/loop%d/queue/iosched/policy_map", buf,
+			sizeof(buf)) && !strncmp(buf, "none", 4),
+	      "%s: unload left the map attached: %s", what, buf);
+	snprintf(path, sizeof(path), "/sys/block/loop%d/queue/scheduler",
+		 loop_nr);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, "none", 4) < 0)
+		check(0, "%s: cannot switch back to none", what);
+	if (fd >= 0)
+		close(fd);
+	printf("ok: with the cfqx elevator: exact totals, map attached and detached\n");
+}
+
 static void phase_bpftool(void)
 {
 	char hex[256], *argv[64];
@@ -1122,6 +1192,7 @@ int main(int argc, char **argv)
 	phase_policy("cgroup");
 	phase_live_switch();
 	phase_writeback();
+	phase_elevator();
 	phase_bpftool();
 
 	printf("%d checks, %d failed\n", checks, failures);
