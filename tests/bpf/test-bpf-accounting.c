@@ -751,6 +751,65 @@ static void phase_policy(const char *key)
 	       key);
 }
 
+/*
+ * The ring buffer, read through `cfqx events --json --once`: the switch
+ * is reported (tgid -> uid), every worker's groups went busy and idle,
+ * and every event the BPF side counted as sent is there.
+ */
+static void check_events(struct jnode *stats, struct worker *before)
+{
+	unsigned long long sent = jnum(jget(stats, "counters"), "events");
+	unsigned long long n = 0, suppressed = 0;
+	int policy = 0, busy[NWORKERS] = { 0 }, idle[NWORKERS] = { 0 };
+	char *line, *save = NULL;
+	int i;
+
+	if (CFQX("events", "--json", "--once")) {
+		check(0, "cfqx events --json --once failed (%d): %s", rr.status,
+		      rr.err);
+		return;
+	}
+	for (line = strtok_r(rr.out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct jnode *e = jparse(line);
+		const char *kind;
+
+		if (!e) {
+			check(0, "cfqx events printed a bad line: %s", line);
+			continue;
+		}
+		n++;
+		kind = jstr(e, "event");
+		suppressed += jnum(e, "suppressed");
+		if (!strcmp(kind, "policy") && jnum(e, "value") == 0 &&
+		    jnum(e, "value2") == 2)
+			policy++;
+		for (i = 0; i < NWORKERS; i++) {
+			int mine = (!strcmp(jstr(e, "group_by"), "uid") &&
+				    jnum(e, "id") == workers[i].uid) ||
+				   (!strcmp(jstr(e, "group_by"), "tgid") &&
+				    jnum(e, "id") == (unsigned)before[i].pid);
+
+			if (mine && !strcmp(kind, "busy"))
+				busy[i]++;
+			if (mine && !strcmp(kind, "idle"))
+				idle[i]++;
+		}
+		jfree(e);
+		free(e);
+	}
+	check(policy == 1, "events: %d policy tgid->uid events, want 1",
+	      policy);
+	for (i = 0; i < NWORKERS; i++)
+		check(busy[i] >= 2 && idle[i] >= 2,
+		      "events: worker %d: %d busy, %d idle events (want >= 2: one per group)",
+		      i, busy[i], idle[i]);
+	check(n == sent, "events: read %llu, the BPF side sent %llu", n, sent);
+	check(suppressed <= jnum(jget(stats, "counters"), "ratelimited"),
+	      "events: %llu suppressed reported > %llu rate limited",
+	      suppressed, jnum(jget(stats, "counters"), "ratelimited"));
+}
+
 static void phase_live_switch(void)
 {
 	struct worker *bg = &workers[NWORKERS];
@@ -803,6 +862,7 @@ static void phase_live_switch(void)
 		      what, bg_ops, got_bg);
 		check_device_sums(dev, what);
 	}
+	check_events(root, before);
 	jfree(root);
 	free(root);
 	kill_workers();
