@@ -88,8 +88,9 @@ struct {
 	__type(value, __u32);
 } devices SEC(".maps");
 
+/* Direct-mapped by dev_t (open addressing): an inlined array lookup. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, CFQX_MAX_DEVICES);
 	__type(key, __u32);
 	__type(value, struct cfqx_dev_stats);
@@ -170,7 +171,6 @@ __u32 seen_group_by;
 struct cfqx_ratelimit policy_rl;	/* policy events have no group */
 
 static const struct cfqx_group_stats zero_group;
-static const struct cfqx_dev_stats zero_dev;
 
 static __always_inline void stat_inc(__u32 idx)
 {
@@ -253,14 +253,23 @@ static __always_inline bool opf_is_sync(__u32 opf)
 
 static __always_inline struct cfqx_dev_stats *get_dev(__u32 dev)
 {
-	struct cfqx_dev_stats *d = bpf_map_lookup_elem(&devstats, &dev);
+	__u32 h = cfqx_dev_slot(dev, CFQX_MAX_DEVICES), idx, i;
+	struct cfqx_dev_stats *d;
 
-	if (d)
-		return d;
-	bpf_map_update_elem(&devstats, &dev, &zero_dev, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&devstats, &dev);
+	for (i = 0; i < CFQX_DEV_PROBES; i++) {
+		idx = (h + i) & (CFQX_MAX_DEVICES - 1);
+		d = bpf_map_lookup_elem(&devstats, &idx);
+		if (!d)
+			return NULL;
+		if (d->dev == dev)
+			return d;
+		if (!d->dev && (__sync_val_compare_and_swap(&d->dev, 0, dev) == 0 ||
+				d->dev == dev))
+			return d;
+	}
+	stat_inc(CFQX_STAT_DEVICES_FULL);
+	return NULL;
 }
-
 static __always_inline struct cfqx_group_stats *
 get_group(struct cfqx_group_key *key, __u64 now)
 {
@@ -342,8 +351,6 @@ static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
 				     struct cfqx_group_key *key)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u64 uid_gid = bpf_get_current_uid_gid();
 	struct pid *pgrp;
 
 	key->dev = dev;
@@ -352,7 +359,7 @@ static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
 	if (task->flags & PF_KTHREAD_FLAG) {
 		/* flusher writeback and other kernel threads: own group */
 		key->flags = CFQX_GF_KTHREAD;
-		key->id = pid_tgid >> 32;
+		key->id = bpf_get_current_pid_tgid() >> 32;
 		return;
 	}
 	switch (pol->group_by) {
@@ -362,16 +369,16 @@ static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
 		key->id = pgrp ? BPF_CORE_READ(pgrp, numbers[0].nr) : 0;
 		break;
 	case CFQX_BY_UID:
-		key->id = (__u32)uid_gid;
+		key->id = (__u32)bpf_get_current_uid_gid();
 		break;
 	case CFQX_BY_GID:
-		key->id = uid_gid >> 32;
+		key->id = bpf_get_current_uid_gid() >> 32;
 		break;
 	case CFQX_BY_CGROUP:
 		key->id = bpf_get_current_cgroup_id();
 		break;
 	default:
-		key->id = pid_tgid >> 32;
+		key->id = bpf_get_current_pid_tgid() >> 32;
 		break;
 	}
 }
@@ -525,16 +532,17 @@ static __always_inline void group_busy(struct cfqx_group_stats *g,
 
 /* The group has one pending request less: maybe it became idle. */
 static __always_inline void group_unbusy(struct cfqx_group_stats *g,
-					 struct cfqx_group_key *key,
-					 struct cfqx_policy *pol, __u64 now)
+					 struct cfqx_group_key *key, __u64 now)
 {
 	struct cfqx_dev_stats *d;
+	struct cfqx_policy pol;
 	__u64 share;
 
 	if (__sync_fetch_and_add(&g->pending, -1) != 1)
 		return;
+	read_policy(&pol);
 	g->oldest_queued_ns = 0;
-	d = bpf_map_lookup_elem(&devstats, &key->dev);
+	d = get_dev(key->dev);
 	if (d) {
 		share = d->share_milli;
 		if (share > g->busy_share_base)
@@ -543,7 +551,7 @@ static __always_inline void group_unbusy(struct cfqx_group_stats *g,
 		if (d->busy_groups)
 			__sync_fetch_and_add(&d->busy_groups, -1);
 	}
-	emit(CFQX_EV_IDLE, key, &g->rl[CFQX_EV_IDLE], 0, 0, pol->event_rate,
+	emit(CFQX_EV_IDLE, key, &g->rl[CFQX_EV_IDLE], 0, 0, pol.event_rate,
 	     g->comm, now);
 }
 
@@ -609,7 +617,6 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 {
 	struct bio *bio = next->bio;
 	struct cfqx_group_stats *g;
-	struct cfqx_policy pol;
 	struct bio_rec rec;
 	int i;
 
@@ -618,9 +625,8 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 			g = bpf_map_lookup_elem(&groups, &rec.key);
 			if (!g)
 				return 0;
-			read_policy(&pol);
 			__sync_fetch_and_add(&g->merges, 1);
-			group_unbusy(g, &rec.key, &pol, bpf_ktime_get_ns());
+			group_unbusy(g, &rec.key, bpf_ktime_get_ns());
 			return 0;
 		}
 		bio = bio->bi_next;
@@ -708,8 +714,7 @@ static __always_inline int reissue(__u64 rkey)
 }
 
 /* @rq is issued again without a completion we saw: drop the old record. */
-static __always_inline void drop_stale(__u64 rkey, struct cfqx_policy *pol,
-				       __u64 now)
+static __always_inline void drop_stale(__u64 rkey, __u64 now)
 {
 	struct cfqx_group_stats *og;
 	struct rq_rec *old = rq_find(rkey);
@@ -720,7 +725,7 @@ static __always_inline void drop_stale(__u64 rkey, struct cfqx_policy *pol,
 	og = bpf_map_lookup_elem(&groups, &old->key);
 	if (og) {
 		__sync_fetch_and_add(&og->lost, 1);
-		group_unbusy(og, &old->key, pol, now);
+		group_unbusy(og, &old->key, now);
 	}
 	rq_forget(rkey);
 }
@@ -759,7 +764,7 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 	if (!g)
 		return 0;
 	if (rq_find(rkey))
-		drop_stale(rkey, &pol, now);
+		drop_stale(rkey, now);
 	fresh.key = owner.key;
 	fresh.submit_ns = owner.submit_ns;
 	fresh.issue_ns = now;
@@ -767,7 +772,7 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 	fresh.dir = rq->cmd_flags & 1;	/* op_is_write() */
 	if (rq_store(rkey, &fresh)) {
 		stat_inc(CFQX_STAT_INFLIGHT_FULL);
-		group_unbusy(g, &fresh.key, &pol, now);
+		group_unbusy(g, &fresh.key, now);
 		return 0;
 	}
 	charge_issue(rq, &fresh, g, &pol, owner.sync, now);
@@ -796,7 +801,6 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	__u64 rkey = ptr_num(rq), now, service, lat, epoch;
 	struct cfqx_group_stats *g;
 	struct cfqx_dev_stats *d;
-	struct cfqx_policy pol;
 	struct rq_rec *found, rec;
 	bool last;
 	__u32 dev, dir, slot;
@@ -858,7 +862,6 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 		g->service_epoch = epoch;
 	}
 	__sync_fetch_and_add(&g->service_used_ns, service);
-	read_policy(&pol);
-	group_unbusy(g, &rec.key, &pol, now);
+	group_unbusy(g, &rec.key, now);
 	return 0;
 }

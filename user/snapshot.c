@@ -143,7 +143,7 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 	struct cfqx_group_key key, next;
 	struct timespec ts;
 	int gfd = -1, dfd = -1, ffd = -1, cap, ret = -1;
-	__u32 dkey, dnext;
+	__u32 dkey;
 	void *prev;
 
 	memset(s, 0, sizeof(*s));
@@ -178,23 +178,22 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 		name_group(&s->groups[s->ngroups]);
 		s->ngroups++;
 	}
-	cap = 0;
-	for (prev = NULL; bpf_map_get_next_key(dfd, prev, &dnext) == 0;
-	     prev = &dkey) {
-		dkey = dnext;
-		if (s->ndevs == cap) {
-			void *n;
+	/* devstats: an array, entries with dev 0 are free */
+	for (dkey = 0;; dkey++) {
+		struct cfqx_dev_stats st;
+		void *n;
 
-			cap = cap ? cap * 2 : 8;
-			n = realloc(s->devs, cap * sizeof(*s->devs));
-			if (!n)
-				goto out;
-			s->devs = n;
-		}
-		if (bpf_map_lookup_elem(dfd, &dkey, &s->devs[s->ndevs].st))
+		if (bpf_map_lookup_elem(dfd, &dkey, &st))
+			break;	/* past the end */
+		if (!st.dev)
 			continue;
-		s->devs[s->ndevs].dev = dkey;
-		cfqx_dev_name(dkey, s->devs[s->ndevs].name,
+		n = realloc(s->devs, (s->ndevs + 1) * sizeof(*s->devs));
+		if (!n)
+			goto out;
+		s->devs = n;
+		s->devs[s->ndevs].st = st;
+		s->devs[s->ndevs].dev = (__u32)st.dev;
+		cfqx_dev_name(st.dev, s->devs[s->ndevs].name,
 			      sizeof(s->devs[s->ndevs].name));
 		s->ndevs++;
 	}

@@ -155,6 +155,17 @@ static inline __u64 cfqx_group_entitled_milli(__u64 banked, __u64 busy_base,
 	return banked + (dev_share - busy_base);
 }
 
+/* Entries probed for a device in the open-addressed devstats array. */
+#define CFQX_DEV_PROBES		4
+
+/* Home slot of @dev in an open-addressed array of @n (a power of 2). */
+static inline __u32 cfqx_dev_slot(__u32 dev, __u32 n)
+{
+	__u32 h = dev * 2654435761u;	/* Knuth's multiplicative hash */
+
+	return (h >> 16) & (n - 1);
+}
+
 /*
  * A group's in-flight and queued requests, derived from counters the BPF
  * side keeps without extra atomics on the hot path.

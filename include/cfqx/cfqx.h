@@ -192,11 +192,13 @@ struct cfqx_group_stats {
 };
 
 /*
- * Value of the "devstats" hash map (key: __u32 kernel dev_t): what the
- * device did as a whole, counted independently of the groups so that
- * "sum over groups == device total" is a real check.
+ * Value of the "devstats" array: what a device did as a whole, counted
+ * independently of the groups so that "sum over groups == device total"
+ * is a real check.  The array is open-addressed by dev_t (see
+ * cfqx_dev_slot()); entries with dev 0 are free.
  */
 struct cfqx_dev_stats {
+	__u64 dev;			/* kernel dev_t; 0 = free entry */
 	__u64 rqs[CFQX_DIRS];		/* completed requests, tracked or not */
 	__u64 bytes[CFQX_DIRS];		/* completed bytes, tracked or not */
 	__u64 untracked_rqs;		/* completions with no group (issued
@@ -253,6 +255,7 @@ enum cfqx_stat {
 	CFQX_STAT_BAD_POLICY,		/* policy value rejected */
 	CFQX_STAT_STALE,		/* records of requests never issued,
 					 * reclaimed after a minute */
+	CFQX_STAT_DEVICES_FULL,		/* devstats full: device uncounted */
 	CFQX_STAT_NR,
 };
 

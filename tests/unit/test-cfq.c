@@ -184,3 +184,34 @@ Test(policy, group_by_names)
 	cr_expect_eq(cfqx_group_by_parse("ui", 2), -1);
 	cr_expect_eq(cfqx_group_by_parse("uid\n", 3), CFQX_BY_UID);
 }
+
+Test(devices, open_addressing_home_slot)
+{
+	__u32 n = 256, i;
+
+	for (i = 0; i < 64; i++) {
+		cr_expect_lt(cfqx_dev_slot(CFQX_MKDEV(7, i), n), n);
+		cr_expect_lt(cfqx_dev_slot(CFQX_MKDEV(259, i), n), n);
+	}
+	/* loop0..3 do not all collide */
+	cr_expect_neq(cfqx_dev_slot(CFQX_MKDEV(7, 0), n),
+		      cfqx_dev_slot(CFQX_MKDEV(7, 1), n));
+}
+
+Test(groups, derived_gauges)
+{
+	struct cfqx_group_stats g = { 0 };
+
+	g.issued = 10;
+	g.requeues = 1;
+	g.rqs[CFQX_READ] = 4;
+	g.rqs[CFQX_WRITE] = 2;
+	g.lost = 1;
+	g.pending = 5;
+	cr_expect_eq(cfqx_group_in_flight(&g), 2);
+	cr_expect_eq(cfqx_group_queued(&g), 3);
+	g.pending = 1;
+	cr_expect_eq(cfqx_group_queued(&g), 0);
+	g.issued = 0;
+	cr_expect_eq(cfqx_group_in_flight(&g), 0);
+}

@@ -33,7 +33,7 @@ Test(layout, no_padding_in_shared_structs)
 	cr_expect_eq(offsetof(struct cfqx_group_stats, comm) + 16,
 		     sizeof(struct cfqx_group_stats));
 	cr_expect_eq(sizeof(struct cfqx_event), 72);
-	cr_expect_eq(sizeof(struct cfqx_dev_stats), 8 * 8);
+	cr_expect_eq(sizeof(struct cfqx_dev_stats), 8 * 9);
 }
 
 Test(layout, hex_default_uid)
