@@ -59,8 +59,8 @@ struct cfqx_pipe {
 	atomic_int stop;		/* stop reading the ring */
 	atomic_int reader_done;
 	atomic_int notifier_done;
-	atomic_int notifier_sleeping;
-	atomic_int reader_sleeping;
+	_Alignas(64) atomic_int notifier_sleeping;
+	_Alignas(64) atomic_int reader_sleeping;
 	atomic_int reader_err;
 	uint64_t seq;
 	uint64_t global_tat;
@@ -82,6 +82,12 @@ static void inc(_Atomic uint64_t *c)
 	/* Single writer per counter: a relaxed load+store is enough. */
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
+}
+
+/* For the one counter both threads write (malformed). */
+static void inc_shared(_Atomic uint64_t *c)
+{
+	atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
 }
 
 static void kick(int efd)
@@ -117,7 +123,7 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	inc(&p->c.read);
 	if (size != sizeof(struct cfqx_event)) {
-		inc(&p->c.malformed);
+		inc_shared(&p->c.malformed);
 		return ret;
 	}
 	while (!kfifo_in(&p->fifo, (unsigned char *)data, size)) {
@@ -128,17 +134,17 @@ static int on_record(void *ctx, void *data, size_t size)
 		/* Backpressure: wait for the notifier; the ring keeps filling
 		 * and BPF counts what it cannot reserve. */
 		inc(&p->c.kfifo_waits);
-		atomic_store(&p->reader_sleeping, 1);
-		atomic_thread_fence(memory_order_seq_cst);
+		atomic_exchange(&p->reader_sleeping, 1);	/* full barrier */
 		if (kfifo_avail(&p->fifo) < size + 2) {
-			if (atomic_load(&p->notifier_sleeping))
+			if (atomic_fetch_or(&p->notifier_sleeping, 0))
 				kick(p->data_efd);
 			wait_efd(p->room_efd, 20);
 		}
 		atomic_store(&p->reader_sleeping, 0);
 	}
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&p->notifier_sleeping, memory_order_relaxed))
+	/* An RMW orders the fifo update before the flag check (Dekker with
+	 * the notifier's exchange); a missed kick costs at most 100 ms. */
+	if (atomic_fetch_or(&p->notifier_sleeping, 0))
 		kick(p->data_efd);
 	return ret;
 }
@@ -468,7 +474,7 @@ static void handle(struct cfqx_pipe *p, const struct cfqx_event *ev)
 	uint64_t now;
 
 	if (ev->size != sizeof(*ev) || ev->group_by >= CFQX_BY_NR) {
-		inc(&p->c.malformed);
+		inc_shared(&p->c.malformed);
 		return;
 	}
 	if (ev->kind == 0 || ev->kind >= CFQX_EV_NR) {
@@ -515,17 +521,14 @@ static void *notifier_main(void *arg)
 
 		if (n) {
 			handle(p, &ev);
-			atomic_thread_fence(memory_order_seq_cst);
-			if (atomic_load_explicit(&p->reader_sleeping,
-						 memory_order_relaxed))
+			if (atomic_fetch_or(&p->reader_sleeping, 0))
 				kick(p->room_efd);
 			continue;
 		}
 		flush_sinks(p);
 		if (atomic_load(&p->reader_done) && kfifo_is_empty(&p->fifo))
 			break;
-		atomic_store(&p->notifier_sleeping, 1);
-		atomic_thread_fence(memory_order_seq_cst);
+		atomic_exchange(&p->notifier_sleeping, 1);	/* full barrier */
 		if (kfifo_is_empty(&p->fifo) && !atomic_load(&p->reader_done))
 			wait_efd(p->data_efd, 100);
 		atomic_store(&p->notifier_sleeping, 0);

@@ -124,6 +124,16 @@ int main(int argc, char **argv)
 	while (fill ? skel->bss->tried < want : skel->bss->written < want) {
 		unsigned long long left = fill ? want - skel->bss->tried :
 					  want - skel->bss->written;
+		static unsigned long long last_written, spins;
+
+		/* Nobody is reading: give up rather than spin forever. */
+		if (skel->bss->written != last_written) {
+			last_written = skel->bss->written;
+			spins = 0;
+		} else if (++spins > 2000000) {
+			fprintf(stderr, "cfqx-storm: no progress (is a reader running?)\n");
+			return 1;
+		}
 
 		skel->bss->per_trigger = left < per ? (__u32)left : per;
 		syscall(SYS_getppid);
