@@ -50,6 +50,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define CFQX_RINGBUF_SIZE	(1 << 20)
 
 #define PF_KTHREAD_FLAG		0x00200000	/* include/linux/sched.h */
+#define EEXIST_ERRNO		17		/* include/uapi/asm-generic/errno-base.h */
 #define REQ_OP_MASK_BITS	0xff		/* REQ_OP_BITS == 8 */
 
 /*
@@ -67,10 +68,16 @@ struct {
 	__type(value, struct cfqx_policy);
 } policy SEC(".maps");
 
+/*
+ * Open-addressed by cfqx_group_hash() of the key (kept in the value):
+ * found once per request at getrq, then reached by index, an inlined
+ * array lookup.  Groups live since load, like CFQ v2's per-process
+ * history; a full table is counted (groups_full), never fatal.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, CFQX_MAX_GROUPS);
-	__type(key, struct cfqx_group_key);
+	__type(key, __u32);
 	__type(value, struct cfqx_group_stats);
 } groups SEC(".maps");
 
@@ -108,6 +115,8 @@ struct bio_rec {
 	__u64 submit_ns;
 	__u32 flags;		/* BIO_* */
 	__u32 sync;
+	__u32 gidx;		/* index of the group in "groups" */
+	__u32 pad;
 };
 
 #define CFQX_SLOTS		4096	/* direct-mapped records */
@@ -143,6 +152,8 @@ struct rq_rec {
 	__u64 issue_ns;
 	__u32 state;		/* RQ_* */
 	__u32 dir;
+	__u32 gidx;		/* index of the group in "groups" */
+	__u32 pad;
 };
 
 struct rq_slot {
@@ -170,7 +181,6 @@ struct cfqx_policy last_good_policy = CFQX_POLICY_DEFAULT;
 __u32 seen_group_by;
 struct cfqx_ratelimit policy_rl;	/* policy events have no group */
 
-static const struct cfqx_group_stats zero_group;
 
 static __always_inline void stat_inc(__u32 idx)
 {
@@ -270,21 +280,41 @@ static __always_inline struct cfqx_dev_stats *get_dev(__u32 dev)
 	stat_inc(CFQX_STAT_DEVICES_FULL);
 	return NULL;
 }
-static __always_inline struct cfqx_group_stats *
-get_group(struct cfqx_group_key *key, __u64 now)
+static __always_inline struct cfqx_group_stats *group_at(__u32 idx)
 {
-	struct cfqx_group_stats *g = bpf_map_lookup_elem(&groups, key);
+	return bpf_map_lookup_elem(&groups, &idx);
+}
 
-	if (g)
-		return g;
-	if (bpf_map_update_elem(&groups, key, &zero_group, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&groups, key)) {
-		stat_inc(CFQX_STAT_GROUPS_FULL);
-		return NULL;
+/* Find or claim the entry of @key; its index goes to *@idx. */
+static __always_inline struct cfqx_group_stats *
+get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx)
+{
+	__u64 h = cfqx_group_hash(key), old;
+	struct cfqx_group_stats *g;
+	__u32 i, at;
+
+	for (i = 0; i < CFQX_GROUP_PROBES; i++) {
+		at = cfqx_group_probe(h, i, CFQX_MAX_GROUPS);
+		g = group_at(at);
+		if (!g)
+			return NULL;
+		if (g->slot_hash == h)
+			goto found;
+		if (g->slot_hash)
+			continue;
+		old = __sync_val_compare_and_swap(&g->slot_hash, 0, h);
+		if (old == 0) {
+			g->key = *key;
+			g->first_seen_ns = now;
+			goto found;
+		}
+		if (old == h)
+			goto found;
 	}
-	g = bpf_map_lookup_elem(&groups, key);
-	if (g)
-		__sync_val_compare_and_swap(&g->first_seen_ns, 0, now);
+	stat_inc(CFQX_STAT_GROUPS_FULL);
+	return NULL;
+found:
+	*idx = at;
 	return g;
 }
 
@@ -461,17 +491,30 @@ static __always_inline bool bio_find(__u64 bio, struct bio_rec *out,
 	return true;
 }
 
-/* Remember @rec as the in-flight record of @rq.  -1: no room. */
+/*
+ * Remember @rec as the in-flight record of @rq: 0 done, 1 a record of @rq
+ * is there already (stale: drop it and retry), -1 no room.
+ */
 static __always_inline int rq_store(__u64 rq, struct rq_rec *rec)
 {
 	__u32 idx = ptr_slot(rq);
 	struct rq_slot *s = bpf_map_lookup_elem(&rqslots, &idx);
+	__u64 old;
+	long err;
 
-	if (s && __sync_val_compare_and_swap(&s->rq, 0, rq) == 0) {
-		s->rec = *rec;
-		return 0;
+	if (s) {
+		old = __sync_val_compare_and_swap(&s->rq, 0, rq);
+		if (old == 0) {
+			s->rec = *rec;
+			return 0;
+		}
+		if (old == rq)
+			return 1;	/* a stale record of this request */
 	}
-	return bpf_map_update_elem(&inflight, &rq, rec, BPF_ANY) ? -1 : 0;
+	err = bpf_map_update_elem(&inflight, &rq, rec, BPF_NOEXIST);
+	if (!err)
+		return 0;
+	return err == -EEXIST_ERRNO ? 1 : -1;
 }
 
 /* The in-flight record of @rq, in place (slot or hash), or NULL. */
@@ -497,13 +540,9 @@ static __always_inline void rq_forget(__u64 rq)
 	bpf_map_delete_elem(&inflight, &rq);
 }
 
+/* getrq and the bio merges fire only on blk-mq devices: no queue check */
 static __always_inline bool bio_wanted(struct bio *bio, __u32 *dev)
 {
-	struct request_queue *q = bio->bi_bdev->bd_disk->queue;
-
-	/* bio-based drivers (dm, md, ...) never make requests */
-	if (!q || !q->mq_ops)
-		return false;
 	*dev = bio_dev(bio);
 	return dev_wanted(*dev);
 }
@@ -573,7 +612,7 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	rec.submit_ns = now;
 	rec.sync = opf_is_sync(bio->bi_opf);
 	rec.flags = BIO_CREATOR;
-	g = get_group(&rec.key, now);
+	g = get_group(&rec.key, now, &rec.gidx);
 	if (!g)
 		return 0;
 	g->last_active_ns = now;
@@ -587,13 +626,13 @@ static __always_inline int bio_merged(struct bio *bio)
 	struct cfqx_group_key key;
 	struct cfqx_group_stats *g;
 	struct cfqx_policy pol;
-	__u32 dev;
+	__u32 dev, idx;
 
 	if (!bio_wanted(bio, &dev))
 		return 0;
 	read_policy(&pol);
 	classify(&pol, dev, &key);
-	g = get_group(&key, bpf_ktime_get_ns());
+	g = get_group(&key, bpf_ktime_get_ns(), &idx);
 	if (g)
 		__sync_fetch_and_add(&g->merges, 1);
 	return 0;
@@ -622,7 +661,7 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 
 	for (i = 0; i < CFQX_MAX_BIO_WALK && bio; i++) {
 		if (bio_find(ptr_num(bio), &rec, true)) {
-			g = bpf_map_lookup_elem(&groups, &rec.key);
+			g = group_at(rec.gidx);
 			if (!g)
 				return 0;
 			__sync_fetch_and_add(&g->merges, 1);
@@ -707,7 +746,7 @@ static __always_inline int reissue(__u64 rkey)
 	}
 	rec->state = RQ_ISSUED;
 	rec->issue_ns = bpf_ktime_get_ns();
-	g = bpf_map_lookup_elem(&groups, &rec->key);
+	g = group_at(rec->gidx);
 	if (g)
 		__sync_fetch_and_add(&g->issued, 1);
 	return 0;
@@ -722,7 +761,7 @@ static __always_inline void drop_stale(__u64 rkey, __u64 now)
 	if (!old)
 		return;
 	stat_inc(CFQX_STAT_UNMATCHED);
-	og = bpf_map_lookup_elem(&groups, &old->key);
+	og = group_at(old->gidx);
 	if (og) {
 		__sync_fetch_and_add(&og->lost, 1);
 		group_unbusy(og, &old->key, now);
@@ -740,7 +779,7 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 	struct cfqx_policy pol;
 	struct bio_rec owner;
 	bool found = false;
-	int i;
+	int i, ret;
 
 	if (!bio)
 		return 0;	/* no data: flush or passthrough */
@@ -760,17 +799,21 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 
 	now = bpf_ktime_get_ns();
 	read_policy(&pol);
-	g = bpf_map_lookup_elem(&groups, &owner.key);
+	g = group_at(owner.gidx);
 	if (!g)
 		return 0;
-	if (rq_find(rkey))
-		drop_stale(rkey, now);
 	fresh.key = owner.key;
+	fresh.gidx = owner.gidx;
 	fresh.submit_ns = owner.submit_ns;
 	fresh.issue_ns = now;
 	fresh.state = RQ_ISSUED;
 	fresh.dir = rq->cmd_flags & 1;	/* op_is_write() */
-	if (rq_store(rkey, &fresh)) {
+	ret = rq_store(rkey, &fresh);
+	if (ret > 0) {
+		drop_stale(rkey, now);
+		ret = rq_store(rkey, &fresh);
+	}
+	if (ret) {
 		stat_inc(CFQX_STAT_INFLIGHT_FULL);
 		group_unbusy(g, &fresh.key, now);
 		return 0;
@@ -788,7 +831,7 @@ int BPF_PROG(cfqx_rq_requeue, struct request *rq)
 	if (!rec || rec->state != RQ_ISSUED)
 		return 0;	/* not issued yet: its creator bio is known */
 	rec->state = RQ_REQUEUED;
-	g = bpf_map_lookup_elem(&groups, &rec->key);
+	g = group_at(rec->gidx);
 	if (g)
 		__sync_fetch_and_add(&g->requeues, 1);
 	return 0;
@@ -835,7 +878,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	}
 	if (last)
 		rq_forget(rkey);
-	g = bpf_map_lookup_elem(&groups, &rec.key);
+	g = group_at(rec.gidx);
 	if (!g)
 		return 0;
 	__sync_fetch_and_add(&g->bytes[dir], nr_bytes);

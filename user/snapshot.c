@@ -140,11 +140,10 @@ static int dev_by_num(const void *a, const void *b)
 
 int cfqx_snapshot_read(struct cfqx_snapshot *s)
 {
-	struct cfqx_group_key key, next;
+	__u32 idx;
 	struct timespec ts;
 	int gfd = -1, dfd = -1, ffd = -1, cap, ret = -1;
 	__u32 dkey;
-	void *prev;
 
 	memset(s, 0, sizeof(*s));
 	if (cfqx_read_policy(&s->policy) ||
@@ -159,10 +158,11 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 	s->ts_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 	s->device_filter = bpf_map_get_next_key(ffd, NULL, &dkey) == 0;
 
+	/* groups: an array, entries with slot_hash 0 are free */
 	cap = 0;
-	for (prev = NULL; bpf_map_get_next_key(gfd, prev, &next) == 0;
-	     prev = &key) {
-		key = next;
+	for (idx = 0;; idx++) {
+		struct cfqx_group_row *row;
+
 		if (s->ngroups == cap) {
 			void *n;
 
@@ -172,10 +172,13 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 				goto out;
 			s->groups = n;
 		}
-		if (bpf_map_lookup_elem(gfd, &key, &s->groups[s->ngroups].st))
-			continue;	/* deleted meanwhile */
-		s->groups[s->ngroups].key = key;
-		name_group(&s->groups[s->ngroups]);
+		row = &s->groups[s->ngroups];
+		if (bpf_map_lookup_elem(gfd, &idx, &row->st))
+			break;	/* past the end */
+		if (!row->st.slot_hash)
+			continue;
+		row->key = row->st.key;
+		name_group(row);
 		s->ngroups++;
 	}
 	/* devstats: an array, entries with dev 0 are free */

@@ -155,6 +155,32 @@ static inline __u64 cfqx_group_entitled_milli(__u64 banked, __u64 busy_base,
 	return banked + (dev_share - busy_base);
 }
 
+/* Entries probed for a group in the open-addressed groups array. */
+#define CFQX_GROUP_PROBES	8
+
+/*
+ * Identity of a group in the groups array: a 64-bit mix of its key, never
+ * 0 (0 marks a free entry).  Two keys sharing it would share an entry;
+ * at 2^-64 per pair that is never.
+ */
+static inline __u64 cfqx_group_hash(const struct cfqx_group_key *k)
+{
+	__u64 h = k->id * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (((__u64)k->dev << 32) | ((__u64)k->group_by << 16) | k->flags) *
+		0xc2b2ae3d27d4eb4fULL;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
+	return h ? h : 1;
+}
+
+/* Entry tried at @probe (0, 1, ...) for hash @h in an array of @n (2^k). */
+static inline __u32 cfqx_group_probe(__u64 h, __u32 probe, __u32 n)
+{
+	return (__u32)(h + probe) & (n - 1);
+}
+
 /* Entries probed for a device in the open-addressed devstats array. */
 #define CFQX_DEV_PROBES		4
 

@@ -156,10 +156,14 @@ struct cfqx_ratelimit {
 };
 
 /*
- * Value of the "groups" map.  Counters only grow (since load) except the
- * gauges marked so.  Updated with atomic adds from any CPU.
+ * Value of the "groups" array, open-addressed by cfqx_group_hash() of the
+ * key (cfqx_group_probe()); entries with slot_hash 0 are free.  Counters
+ * only grow (since load) except the gauges marked so.  Updated with
+ * atomic adds from any CPU.
  */
 struct cfqx_group_stats {
+	__u64 slot_hash;		/* cfqx_group_hash(&key); 0 = free */
+	struct cfqx_group_key key;	/* whose entry this is */
 	__u64 rqs[CFQX_DIRS];		/* completed requests */
 	__u64 bytes[CFQX_DIRS];		/* completed bytes */
 	__u64 errors;			/* completions with an error */
