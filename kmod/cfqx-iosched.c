@@ -150,6 +150,7 @@ struct cfqx_stats {
 	u64 idle_hold;
 	u64 idle_hit;
 	u64 idle_expired;
+	u64 no_pick;
 	u64 throttled;
 	u64 requeued;
 	u64 alloc_fail;
@@ -173,11 +174,13 @@ struct cfqx_data {
 	unsigned int nr_busy;		/* groups with queued requests */
 	unsigned int nr_queued;
 	unsigned int in_flight;
+	unsigned int nr_flying;		/* groups with requests in flight */
 	struct list_head dispatch;	/* at-head, flush and requeued rqs */
 
 	sector_t last_sector;		/* end of the last dispatch */
 	u64 next_fifo_check;
 	u64 avg_service_ns;		/* EWMA of completion - dispatch */
+	u64 hold_until;			/* anticipation hold ends (0: none) */
 	struct hrtimer idle_timer;
 	struct cfqx_stats st;
 };
@@ -445,6 +448,8 @@ static void cfqx_add_rq(struct cfqx_data *cd, struct request *rq,
 	cd->nr_queued++;
 	rq_set_state(rq, CFQX_RQ_QUEUED);
 	cfqx_group_activate(cd, g);
+	/* New work may end a hold: let dispatch decide again. */
+	WRITE_ONCE(cd->hold_until, 0);
 	cd->st.inserted++;
 }
 
@@ -575,14 +580,14 @@ static struct cfqx_group *cfqx_pick_group(struct cfqx_data *cd,
 					  const struct cfqx_policy *p, u64 now,
 					  u64 *hold_until)
 {
-	struct cfqx_group *g, *tmp, *best = NULL, *idle = NULL;
-	unsigned int best_tier = 0;
-	u64 best_cost = 0, idle_cost = 0;
+	struct cfqx_group *g, *tmp, *best = NULL;
+	unsigned int best_tier = 0, owed = 0, contenders = 0, share;
+	u64 best_cost = 0, until = 0, cost;
+	bool cheaper = false;
 
 	*hold_until = 0;
 	list_for_each_entry_safe(g, tmp, &cd->active, active_node) {
 		unsigned int tier;
-		u64 cost;
 
 		if (!group_queued(g)) {
 			if (!g->anticipate_until || now >= g->anticipate_until) {
@@ -590,12 +595,6 @@ static struct cfqx_group *cfqx_pick_group(struct cfqx_data *cd,
 					cd->st.idle_expired++;
 				g->anticipate_until = 0;
 				cfqx_group_deactivate(g);
-				continue;
-			}
-			cost = cfqx_group_cost(cd, g, now);
-			if (!idle || cost < idle_cost) {
-				idle = g;
-				idle_cost = cost;
 			}
 			continue;
 		}
@@ -609,10 +608,39 @@ static struct cfqx_group *cfqx_pick_group(struct cfqx_data *cd,
 			best_cost = cost;
 		}
 	}
-	/* An idle group is always tier 0: it has nothing in flight. */
-	if (idle && best && p->slice_idle &&
-	    (best_tier > 0 || idle_cost <= best_cost)) {
-		*hold_until = idle->anticipate_until;
+	if (!best || !p->slice_idle)
+		return best;
+
+	/*
+	 * Anticipated groups owed service before @best (an idle group is
+	 * always tier 0: nothing in flight) each keep one free slot for
+	 * their next request, and while any is waiting @best gets no more
+	 * than an equal share of max_depth among the groups contending
+	 * (queued, anticipated or in flight).  So a thinking reader costs
+	 * its own slot, never the whole device, and a deep group cannot
+	 * fill the device while readers think; nor may it run ahead of a
+	 * waiting group that has used less device time, as long as the
+	 * device is not left idle.
+	 */
+	list_for_each_entry(g, &cd->active, active_node) {
+		if (!g->in_flight)
+			contenders++;
+		if (group_queued(g) || !g->anticipate_until)
+			continue;
+		cost = cfqx_group_cost(cd, g, now);
+		if (best_tier > 0 || cost <= best_cost) {
+			owed++;
+			if (cost < best_cost)
+				cheaper = true;
+			if (!until || g->anticipate_until < until)
+				until = g->anticipate_until;
+		}
+	}
+	contenders += cd->nr_flying;
+	share = max(1U, p->max_depth / max(1U, contenders));
+	if (owed && (p->max_depth - cd->in_flight <= owed ||
+		     best->in_flight >= share || (cheaper && cd->in_flight >= 2))) {
+		*hold_until = until;
 		return NULL;
 	}
 	return best;
@@ -625,7 +653,8 @@ static void cfqx_mark_dispatched(struct cfqx_data *cd, struct request *rq,
 
 	rq_set_state(rq, CFQX_RQ_DISPATCHED);
 	rq->fifo_time = now;	/* from here on: dispatch time */
-	g->in_flight++;
+	if (!g->in_flight++)
+		cd->nr_flying++;
 	g->dispatched++;
 	cd->in_flight++;
 }
@@ -661,12 +690,14 @@ static struct request *cfqx_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	} else {
 		g = cfqx_pick_group(cd, p, now, &hold_until);
 		if (!g) {
+			if (!hold_until)
+				cd->st.no_pick++;
 			if (hold_until) {
 				cd->st.idle_hold++;
-				if (!hrtimer_active(&cd->idle_timer))
-					hrtimer_start(&cd->idle_timer,
-						      ns_to_ktime(hold_until),
-						      HRTIMER_MODE_ABS);
+				WRITE_ONCE(cd->hold_until, hold_until);
+				hrtimer_start(&cd->idle_timer,
+					      ns_to_ktime(hold_until),
+					      HRTIMER_MODE_ABS);
 			}
 			goto out;
 		}
@@ -681,17 +712,34 @@ out:
 	return rq;
 }
 
+/*
+ * Lockless and advisory.  It answers "would dispatch_request return a
+ * request", not "is anything queued": blk-mq answers a NULL dispatch after
+ * a true has_work with a 3 ms delayed re-run that also postpones an
+ * already queued immediate one, which would stall a depth- or
+ * anticipation-held queue.  Completions and the idle timer re-run the
+ * queue when the answer changes.
+ */
 static bool cfqx_has_work(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfqx_data *cd = hctx->queue->elevator->elevator_data;
+	u64 hold;
 
-	return !list_empty_careful(&cd->dispatch) || READ_ONCE(cd->nr_queued);
+	if (!list_empty_careful(&cd->dispatch))
+		return true;
+	if (!READ_ONCE(cd->nr_queued))
+		return false;
+	if (READ_ONCE(cd->in_flight) >= READ_ONCE(cd->live.max_depth))
+		return false;
+	hold = READ_ONCE(cd->hold_until);
+	return !hold || ktime_get_ns() >= hold;
 }
 
 static enum hrtimer_restart cfqx_idle_timer_fn(struct hrtimer *t)
 {
 	struct cfqx_data *cd = container_of(t, struct cfqx_data, idle_timer);
 
+	WRITE_ONCE(cd->hold_until, 0);
 	blk_mq_run_hw_queues(cd->q, true);
 	return HRTIMER_NORESTART;
 }
@@ -753,7 +801,8 @@ static void cfqx_finish_request(struct request *rq)
 		g->service_used += took;
 		cd->avg_service_ns = cd->avg_service_ns ?
 			(cd->avg_service_ns * 7 + took) / 8 : took;
-		g->in_flight--;
+		if (!--g->in_flight)
+			cd->nr_flying--;
 		cd->in_flight--;
 		if (rq_is_sync(rq) && !group_queued(g) && !g->in_flight) {
 			g->last_complete_ns = now;
@@ -795,7 +844,8 @@ static void cfqx_requeue_request(struct request *rq)
 		return;
 	spin_lock_irqsave(&cd->lock, flags);
 	if (rq_state(rq) == CFQX_RQ_DISPATCHED) {
-		g->in_flight--;
+		if (!--g->in_flight)
+			cd->nr_flying--;
 		cd->in_flight--;
 		rq_set_state(rq, CFQX_RQ_ALLOCATED);
 		cd->st.requeued++;
@@ -1183,12 +1233,12 @@ static ssize_t cfqx_stats_show(struct elevator_queue *e, char *page)
 		"groups %u\nbusy %u\nqueued %u\nin_flight %u\n"
 		"inserted %llu\ndispatched %llu\nmerged_bio %llu\n"
 		"merged_rq %llu\nfifo_expired %llu\ndepth_full %llu\n"
-		"idle_hold %llu\nidle_hit %llu\nidle_expired %llu\n"
+		"idle_hold %llu\nidle_hit %llu\nidle_expired %llu\nno_pick %llu\n"
 		"throttled %llu\nrequeued %llu\nalloc_fail %llu\n"
 		"bad_policy %llu\ngroups_created %llu\ngroups_freed %llu\n",
 		groups, busy, queued, in_flight, s.inserted, s.dispatched,
 		s.merged_bio, s.merged_rq, s.fifo_expired, s.depth_full,
-		s.idle_hold, s.idle_hit, s.idle_expired, s.throttled,
+		s.idle_hold, s.idle_hit, s.idle_expired, s.no_pick, s.throttled,
 		s.requeued, s.alloc_fail, s.bad_policy, s.groups_created,
 		s.groups_freed);
 }

@@ -2,8 +2,15 @@
 . /tests/lib.sh
 load_modules; insmod /lib/modules/cfqx.ko
 dev=$(nullb_contended nbdbg)
-ls -l /dev/nbdbg
-ls -ld / /tmp /dev
-fio --name=x --filename=/dev/nbdbg --direct=1 --bs=64k --rw=randread --runtime=1 --time_based --uid=1001 --gid=1001 --size=1g 2>&1 | grep -iE 'err|fio:' | head
-fio --name=x --filename=/dev/nbdbg --direct=1 --bs=64k --rw=randread --runtime=1 --time_based --size=1g 2>&1 | grep -iE 'err|fio:' | head
-cd /tmp && fio --name=x --filename=/dev/nbdbg --direct=1 --bs=64k --rw=randread --runtime=1 --time_based --uid=1001 --gid=1001 --size=1g 2>&1 | grep -iE 'err|fio:' | head
+fio_job contended $dev 3 > /tmp/fair.fio
+for s in none cfqx:8000:4 cfqx:4000:4 none cfqx:8000:4 cfqx:4000:4 none cfqx:8000:5; do
+	sc=${s%%:*}
+	set_sched $dev $sc
+	if [ $sc = cfqx ]; then
+		echo uid > $(iosched $dev group_by)
+		x=${s#*:}; echo ${x%:*} > $(iosched $dev slice_idle); echo ${x#*:} > $(iosched $dev max_depth)
+	fi
+	run_fio f /tmp/fair.fio
+	bw=$(fio_bw $FIO_OUT/f.json)
+	echo "$s: $(for b in $bw; do mb $b; echo -n ' '; done) total $(mb $(sum $bw)) jain $(jain $bw)"
+done
