@@ -1149,6 +1149,27 @@ static void phase_bad_input(void)
 	      rr.out);
 	check(CFQX("status", "--json") == 0 && strstr(rr.out, "\"loaded\":true"),
 	      "status --json after bad input: %s", rr.out);
+	/* the viewers run (and under ASan, cleanly) on a loaded instance */
+	check(CFQX("top", "--once", "--interval", "0.2", "--json") == 0,
+	      "top --once --json failed: %s", rr.err);
+	{
+		struct jnode *top = jparse(rr.out);
+
+		check(top && jget(top, "groups") && jget(top, "interval"),
+		      "top --json printed no valid object: %s", rr.out);
+		if (top) {
+			jfree(top);
+			free(top);
+		}
+	}
+	check(CFQX("top", "--once", "--interval", "0.2") == 0 &&
+	      strstr(rr.out, "DEVICE"), "top --once failed: %s", rr.err);
+	check(CFQX("stats") == 0 && strstr(rr.out, "policy:"),
+	      "stats (text) failed: %s", rr.err);
+	check(CFQX("status") == 0 && strstr(rr.out, "loaded"),
+	      "status (text) failed: %s", rr.err);
+	check(CFQX("policy", "--help") == 0 && count_lines(rr.out) > 3,
+	      "policy --help failed");
 	unload();
 	check(CFQX("status") == 3, "status when not loaded: exit %d",
 	      rr.status);
