@@ -563,6 +563,7 @@ static __always_inline void group_busy(struct cfqx_group_stats *g,
 	d = get_dev(key->dev);
 	if (d) {
 		g->busy_share_base = d->share_milli;
+		g->busy_issued = 0;
 		__sync_fetch_and_add(&d->busy_groups, 1);
 	}
 	emit(CFQX_EV_BUSY, key, &g->rl[CFQX_EV_BUSY], 0, 0, pol->event_rate,
@@ -687,7 +688,7 @@ static __always_inline void charge_issue(struct request *rq,
 	enum cfqx_seek seek;
 	__u32 slot;
 
-	issued = __sync_fetch_and_add(&g->issued, 1) + 1;
+	__sync_fetch_and_add(&g->issued, 1);
 	slot = cfqx_hist_slot(waited);
 	if (slot < CFQX_HIST_SLOTS)
 		__sync_fetch_and_add(&g->qtime_hist[slot], 1);
@@ -722,9 +723,10 @@ static __always_inline void charge_issue(struct request *rq,
 	share = __sync_fetch_and_add(&d->share_milli,
 				     cfqx_dispatch_share_milli(busy)) +
 		cfqx_dispatch_share_milli(busy);
-	entitled = cfqx_group_entitled_milli(g->entitled_milli,
-					     g->busy_share_base, share,
-					     g->pending != 0);
+	/* within the current busy period, like a CFQ queue's turn */
+	issued = __sync_fetch_and_add(&g->busy_issued, 1) + 1;
+	entitled = cfqx_group_entitled_milli(0, g->busy_share_base, share,
+					     true);
 	if (cfqx_over_budget(issued, entitled, pol->quantum)) {
 		__sync_fetch_and_add(&g->over_budget, 1);
 		emit(CFQX_EV_OVER_BUDGET, &rec->key,

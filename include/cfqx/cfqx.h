@@ -181,7 +181,8 @@ struct cfqx_group_stats {
 	__u64 seeks[CFQX_SEEKS];	/* cfq_choose_req classes at issue */
 	__u64 entitled_milli;		/* fair dispatches, x1000 */
 	__u64 starved;			/* times unserved > fifo_expire_sync */
-	__u64 over_budget;		/* times over its share by a quantum */
+	__u64 over_budget;		/* dispatches made while over its share,
+					 * by a quantum, in a busy period */
 	__u64 first_seen_ns;
 	__u64 last_active_ns;		/* last submit, issue or complete */
 	__u64 oldest_queued_ns;		/* gauge: submit time of a waiting rq */
@@ -191,6 +192,7 @@ struct cfqx_group_stats {
 					 * rqs[] - lost, queued = pending -
 					 * in_flight (cfqx_group_in_flight) */
 	__u64 busy_share_base;		/* device share_milli when it got busy */
+	__u64 busy_issued;		/* dispatches in the current busy period */
 	struct cfqx_ratelimit rl[CFQX_EV_NR_SLOTS]; /* per event kind */
 	char comm[16];			/* command that last made it busy */
 };

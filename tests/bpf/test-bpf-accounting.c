@@ -71,6 +71,7 @@ struct worker {
 	char cgpath[400];
 	/* workload of one round */
 	unsigned nw, ws, nr, rs;
+	unsigned threads;	/* background writer threads (1) */
 	/* totals since the current load, for checking */
 	unsigned long long wbytes, rbytes, wrqs, rrqs;
 };
@@ -371,6 +372,7 @@ struct io_job {
 	int fd;
 	off_t base;
 	int forever_fd;		/* background writer: stop when readable */
+	off_t span;		/* background writer: bytes it cycles over */
 	unsigned long long ops;
 	int err;
 };
@@ -405,7 +407,7 @@ static void *io_thread(void *arg)
 			}
 			j->ops++;
 			off += w->ws;
-			if (off + w->ws > j->base + (off_t)REGION)
+			if (off + w->ws > j->base + j->span)
 				off = j->base;
 		}
 		free(buf);
@@ -463,18 +465,37 @@ static void worker_main(struct worker *w, int idx, int cmd, int done)
 				_exit(6);
 			continue;
 		}
-		if (c == 'b')
-			j.forever_fd = cmd;
-		if (pthread_create(&t, NULL, io_thread, &j))
-			_exit(4);
-		pthread_join(t, NULL);
 		if (c == 'b') {
+			/* w->threads writers until 's': a queue depth of that */
+			struct io_job jobs[16];
+			pthread_t ts[16];
+			unsigned n = w->threads ? w->threads : 1, k;
+			unsigned long long ops = 0;
+
+			if (n > 16)
+				n = 16;
+			for (k = 0; k < n; k++) {
+				jobs[k] = j;
+				jobs[k].forever_fd = cmd;
+				jobs[k].span = (off_t)(REGION / n) & ~4095LL;
+				jobs[k].base = j.base + k * jobs[k].span;
+				if (pthread_create(&ts[k], NULL, io_thread,
+						   &jobs[k]))
+					_exit(4);
+			}
+			for (k = 0; k < n; k++) {
+				pthread_join(ts[k], NULL);
+				ops += jobs[k].ops;
+			}
 			if (read(cmd, &c, 1) != 1)	/* the 's' */
 				_exit(5);
-			if (write(done, &j.ops, sizeof(j.ops)) < 0)
+			if (write(done, &ops, sizeof(ops)) < 0)
 				_exit(6);
 			continue;
 		}
+		if (pthread_create(&t, NULL, io_thread, &j))
+			_exit(4);
+		pthread_join(t, NULL);
 		c = j.err ? 'e' : 'd';
 		if (write(done, &c, 1) != 1)
 			_exit(6);
@@ -491,7 +512,15 @@ static void write_file(const char *path, const char *s)
 	close(fd);
 }
 
+static void start_worker_ex(int idx, unsigned threads, unsigned ws);
+
 static void start_worker(int idx)
+{
+	start_worker_ex(idx, 1, 0);
+}
+
+/* @threads background writers of @ws bytes (0: the default sizes) */
+static void start_worker_ex(int idx, unsigned threads, unsigned ws)
 {
 	struct worker *w = &workers[idx];
 	int cmd[2], done[2];
@@ -508,6 +537,9 @@ static void start_worker(int idx)
 	if (idx == NWORKERS)
 		w->ws = w->rs = 4096;
 	w->wbytes = w->rbytes = w->wrqs = w->rrqs = 0;
+	w->threads = threads;
+	if (ws)
+		w->ws = ws;
 
 	/* process group leader: idles until killed */
 	leader = fork();
@@ -808,6 +840,61 @@ static void check_events(struct jnode *stats, struct worker *before)
 	check(suppressed <= jnum(jget(stats, "counters"), "ratelimited"),
 	      "events: %llu suppressed reported > %llu rate limited",
 	      suppressed, jnum(jget(stats, "counters"), "ratelimited"));
+}
+
+/*
+ * The budget view: worker 0 keeps 8 writes in flight, worker 1 one; both
+ * are busy the whole time, so each is entitled to half the dispatches.
+ * Worker 0 takes far more: over budget; worker 1 never is.  Also checks
+ * exact totals under 8-way concurrency.
+ */
+static void phase_budget(void)
+{
+	const char *what = "budget";
+	unsigned long long ops[2] = { 0, 0 };
+	struct jnode *root, *dev, *g;
+	int i;
+
+	load("tgid");
+	start_worker_ex(0, 8, 4096);
+	start_worker_ex(1, 1, 4096);
+	for (i = 0; i < 2; i++)
+		send_cmd(&workers[i], 'b');
+	usleep(300000);
+	for (i = 0; i < 2; i++) {
+		send_cmd(&workers[i], 's');
+		if (read(workers[i].done_fd, &ops[i], sizeof(ops[i])) !=
+		    sizeof(ops[i]))
+			die("budget writer %d failed", i);
+	}
+	root = stats_json();
+	dev = our_device(root);
+	check(dev != NULL, "%s: device missing", what);
+	for (i = 0; dev && i < 2; i++) {
+		g = find_group(dev, "tgid", workers[i].pid);
+		check(g && jnum(g, "write_rqs") == ops[i] &&
+		      jnum(g, "write_bytes") == ops[i] * 4096,
+		      "%s: worker %d did %llu writes, group shows %llu", what,
+		      i, ops[i], g ? jnum(g, "write_rqs") : 0);
+		if (!g)
+			continue;
+		if (i == 0)
+			check(jnum(g, "over_budget") > 0,
+			      "%s: 8-deep writer (%llu writes vs %llu) never over budget (entitled %llu milli)",
+			      what, ops[0], ops[1], jnum(g, "entitled_milli"));
+		else
+			check(jnum(g, "over_budget") == 0,
+			      "%s: 1-deep writer over budget %llu times", what,
+			      jnum(g, "over_budget"));
+	}
+	if (dev)
+		check_device_sums(dev, what);
+	jfree(root);
+	free(root);
+	kill_workers();
+	unload();
+	printf("ok: budget: 8-deep writer (%llu writes) over budget, 1-deep (%llu) not; totals exact\n",
+	       ops[0], ops[1]);
 }
 
 static void phase_live_switch(void)
@@ -1272,6 +1359,7 @@ int main(int argc, char **argv)
 	phase_policy("gid");
 	phase_policy("cgroup");
 	phase_live_switch();
+	phase_budget();
 	phase_writeback();
 	phase_elevator();
 	phase_bpftool();
