@@ -144,8 +144,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	/* An RMW orders the fifo update before the flag check (Dekker with
 	 * the notifier's exchange); a missed kick costs at most 100 ms. */
-	if (atomic_fetch_or(&p->notifier_sleeping, 0))
-		kick(p->data_efd);
+	if (atomic_fetch_or(&p->notifier_sleeping, 0) &&
+	    atomic_exchange(&p->notifier_sleeping, 0))
+		kick(p->data_efd);	/* once per sleep, not per record */
 	return ret;
 }
 
@@ -521,10 +522,17 @@ static void *notifier_main(void *arg)
 
 		if (n) {
 			handle(p, &ev);
-			if (atomic_fetch_or(&p->reader_sleeping, 0))
+			/* Wake a waiting reader once half the fifo is free:
+			 * one syscall per half fifo, not per record. */
+			if (atomic_load_explicit(&p->reader_sleeping,
+						 memory_order_relaxed) &&
+			    kfifo_avail(&p->fifo) >= kfifo_size(&p->fifo) / 2 &&
+			    atomic_exchange(&p->reader_sleeping, 0))
 				kick(p->room_efd);
 			continue;
 		}
+		if (atomic_exchange(&p->reader_sleeping, 0))
+			kick(p->room_efd);	/* empty: surely room now */
 		flush_sinks(p);
 		if (atomic_load(&p->reader_done) && kfifo_is_empty(&p->fifo))
 			break;
