@@ -3,7 +3,7 @@
 load_modules; insmod /lib/modules/cfqx.ko
 dev=$(nullb_contended nbdbg)
 fio_job contended $dev 3 > /tmp/fair.fio
-for s in none cfqx:8000:4 cfqx:4000:4 none cfqx:8000:4 cfqx:4000:4 none cfqx:8000:5; do
+for s in none cfqx:2000:4 none cfqx:2000:4 none cfqx:2000:4; do
 	sc=${s%%:*}
 	set_sched $dev $sc
 	if [ $sc = cfqx ]; then

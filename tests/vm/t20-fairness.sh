@@ -1,28 +1,37 @@
 # Fairness where it matters: the contended unequal-demand case of issue 5.
 # A null_blk limited to 200 MiB/s; four groups (uids) read 64 KiB blocks:
 # one keeps 16 requests outstanding (libaio), three one each (psync).
-# Every scheduler runs in this same boot; cfqx must reach Jain >= 0.90 with
-# total throughput >= 90% of none's.
+# Every scheduler runs in this same boot; none and cfqx alternate three
+# times (timing under TCG is noisy) and their medians are compared: cfqx
+# must reach Jain >= 0.90 with total throughput >= 90% of none's.
 . /tests/lib.sh
 FAILED=0
 RT=${FAIR_RUNTIME:-4}
 dev=$(nullb_contended nbfair) || { notok "create null_blk"; exit 1; }
 fio_job contended $dev $RT > /tmp/fair.fio
+median() { echo "$@" | tr ' ' '\n' | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 printf '  %-12s %9s %9s %9s %9s %9s %6s\n' scheduler greedy light2 light3 light4 "MiB/s" jain
-for s in none mq-deadline kyber bfq cfqx; do
+tn=""; jn=""; tc=""; jc=""
+for s in none cfqx mq-deadline none kyber cfqx bfq none cfqx; do
 	set_sched $dev $s
 	[ $s = cfqx ] && echo uid > $(iosched $dev group_by)
 	run_fio fair-$s /tmp/fair.fio || { notok "fio under $s"; continue; }
 	bw=$(fio_bw $FIO_OUT/fair-$s.json)
 	total=$(sum $bw)
 	j=$(jain $bw)
-	eval "total_$(echo $s | tr - _)=$total; jain_$(echo $s | tr - _)=$j"
+	case $s in
+	none) tn="$tn $total"; jn="$jn $j" ;;
+	cfqx) tc="$tc $total"; jc="$jc $j" ;;
+	esac
 	set -- $bw
 	printf '  %-12s %9s %9s %9s %9s %9s %6s\n' $s $(mb $1) $(mb $2) $(mb $3) $(mb $4) $(mb $total) $j
 done
-say "cfqx stats: $(tr '\n' ' ' < $(iosched $dev stats))"
-check "cfqx Jain index $jain_cfqx >= 0.90" awk -v j="$jain_cfqx" 'BEGIN{exit !(j >= 0.90)}'
-check "cfqx throughput $(mb $total_cfqx) MiB/s >= 90% of none's $(mb $total_none)" \
+say "cfqx stats: $(tr '\n' ' ' < $(iosched $dev stats 2>/dev/null))"
+total_none=$(median $tn); total_cfqx=$(median $tc); jain_cfqx=$(median $jc)
+say "medians: none $(mb $total_none) MiB/s Jain $(median $jn); cfqx $(mb $total_cfqx) MiB/s Jain $jain_cfqx;" \
+	"ratio $(awk -v c=$total_cfqx -v n=$total_none 'BEGIN{printf "%.2f", c/n}')"
+check "cfqx Jain index (median) $jain_cfqx >= 0.90" awk -v j="$jain_cfqx" 'BEGIN{exit !(j >= 0.90)}'
+check "cfqx throughput (median) $(mb $total_cfqx) MiB/s >= 90% of none's $(mb $total_none)" \
 	awk -v c="$total_cfqx" -v n="$total_none" 'BEGIN{exit !(c >= 0.9 * n)}'
 set_sched $dev none
 nullb_destroy nbfair
