@@ -35,7 +35,7 @@ struct slot {
 	uint16_t kind;
 	uint64_t id;
 	int used;
-	uint64_t last_ns;	/* LRU */
+	uint64_t last_used;	/* LRU clock: notifier's event sequence */
 	uint64_t tat_ns;	/* GCRA: theoretical arrival time */
 	uint64_t pending;	/* suppressed, not yet reported */
 	char uuid[CFQX_UUID_LEN + 1];
@@ -200,15 +200,30 @@ static int out_flush(struct cfqx_pipe *p, struct outbuf *ob)
 
 static char *put_u64(char *d, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930"
+		"31323334353637383940414243444546474849505152535455565758596061"
+		"62636465666768697071727374757677787980818283848586878889909192"
+		"93949596979899";
+	char tmp[20], *t = tmp + sizeof(tmp);
+	size_t n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*d++ = tmp[--n];
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		t -= 2;
+		memcpy(t, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		t -= 2;
+		memcpy(t, pairs + 2 * v, 2);
+	} else {
+		*--t = (char)('0' + v);
+	}
+	/* a short loop beats a memcpy call for at most 20 bytes */
+	for (n = (size_t)(tmp + sizeof(tmp) - t); n; n--)
+		*d++ = *t++;
 	return d;
 }
 
@@ -218,6 +233,9 @@ static char *put_str(char *d, const char *s)
 		*d++ = *s++;
 	return d;
 }
+
+/* A string literal: its length is known at compile time. */
+#define put_lit(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) + sizeof(lit) - 1)
 
 /* JSON string body of a comm: printable ASCII as is, the rest \u00XX. */
 static char *put_comm(char *d, const char *comm, size_t n)
@@ -231,7 +249,7 @@ static char *put_comm(char *d, const char *comm, size_t n)
 			*d++ = '\\';
 			*d++ = (char)ch;
 		} else if (ch < 0x20 || ch >= 0x7f) {
-			d = put_str(d, "\\u00");
+			d = put_lit(d, "\\u00");
 			*d++ = hex[ch >> 4];
 			*d++ = hex[ch & 15];
 		} else {
@@ -255,35 +273,35 @@ size_t cfqx_event_json(char *buf, size_t size, const struct cfqx_event *ev,
 
 	if (size < JSON_LINE_MAX)
 		return 0;
-	d = put_str(d, "{\"seq\":");
+	d = put_lit(d, "{\"seq\":");
 	d = put_u64(d, seq);
-	d = put_str(d, ",\"event\":\"");
+	d = put_lit(d, ",\"event\":\"");
 	d = put_str(d, name);
-	d = put_str(d, "\",\"kind\":");
+	d = put_lit(d, "\",\"kind\":");
 	d = put_u64(d, ev->kind);
-	d = put_str(d, ",\"dev\":\"");
+	d = put_lit(d, ",\"dev\":\"");
 	d = put_u64(d, CFQX_MAJOR(ev->dev));
 	*d++ = ':';
 	d = put_u64(d, CFQX_MINOR(ev->dev));
-	d = put_str(d, "\",\"ts_ns\":");
+	d = put_lit(d, "\",\"ts_ns\":");
 	d = put_u64(d, ev->ts_ns);
-	d = put_str(d, ",\"group_by\":\"");
+	d = put_lit(d, ",\"group_by\":\"");
 	d = put_str(d, gb);
-	d = put_str(d, "\",\"id\":");
+	d = put_lit(d, "\",\"id\":");
 	d = put_u64(d, ev->id);
-	d = put_str(d, ",\"flags\":");
+	d = put_lit(d, ",\"flags\":");
 	d = put_u64(d, ev->flags);
-	d = put_str(d, ",\"value\":");
+	d = put_lit(d, ",\"value\":");
 	d = put_u64(d, ev->value);
-	d = put_str(d, ",\"value2\":");
+	d = put_lit(d, ",\"value2\":");
 	d = put_u64(d, ev->value2);
-	d = put_str(d, ",\"suppressed\":");
+	d = put_lit(d, ",\"suppressed\":");
 	d = put_u64(d, ev->suppressed);
-	d = put_str(d, ",\"comm\":\"");
+	d = put_lit(d, ",\"comm\":\"");
 	d = put_comm(d, ev->comm, sizeof(ev->comm));
-	d = put_str(d, "\",\"incident\":\"");
+	d = put_lit(d, "\",\"incident\":\"");
 	d = put_str(d, uuid);
-	d = put_str(d, "\"}");
+	d = put_lit(d, "\"}");
 	return (size_t)(d - buf);
 }
 
@@ -344,8 +362,7 @@ static uint64_t mix64(uint64_t x)
 }
 
 static struct slot *lookup(struct cfqx_pipe *p, uint32_t dev,
-			   uint16_t group_by, uint64_t id, uint16_t kind,
-			   uint64_t now)
+			   uint16_t group_by, uint64_t id, uint16_t kind)
 {
 	uint64_t h = mix64(id ^ ((uint64_t)dev << 32) ^
 			   ((uint64_t)group_by << 16) ^ kind);
@@ -356,13 +373,13 @@ static struct slot *lookup(struct cfqx_pipe *p, uint32_t dev,
 
 		if (s->used && s->dev == dev && s->group_by == group_by &&
 		    s->id == id && s->kind == kind) {
-			s->last_ns = now;
+			s->last_used = p->seq;
 			return s;
 		}
 		if (!s->used) {
 			if (!victim || victim->used)
 				victim = s;
-		} else if (!victim || (victim->used && s->last_ns < victim->last_ns)) {
+		} else if (!victim || (victim->used && s->last_used < victim->last_used)) {
 			victim = s;
 		}
 	}
@@ -378,7 +395,7 @@ static struct slot *lookup(struct cfqx_pipe *p, uint32_t dev,
 	victim->group_by = group_by;
 	victim->id = id;
 	victim->kind = kind;
-	victim->last_ns = now;
+	victim->last_used = p->seq;
 	return victim;
 }
 
@@ -396,7 +413,7 @@ static int allow(uint64_t *tat, uint64_t now, unsigned int rate,
 }
 
 static const char *incident_uuid(struct cfqx_pipe *p,
-				 const struct cfqx_event *ev, uint64_t now,
+				 const struct cfqx_event *ev,
 				 char fresh[CFQX_UUID_LEN + 1])
 {
 	struct slot *s;
@@ -407,7 +424,7 @@ static const char *incident_uuid(struct cfqx_pipe *p,
 		inc(&p->c.incidents);
 		return fresh;
 	}
-	s = lookup(p, ev->dev, (uint16_t)ev->group_by, ev->id, 0, now);
+	s = lookup(p, ev->dev, (uint16_t)ev->group_by, ev->id, 0);
 	if (!s->uuid[0]) {
 		cfqx_uuid_random(s->uuid);
 		inc(&p->c.incidents);
@@ -436,7 +453,7 @@ static void notify_dev(struct cfqx_pipe *p, const struct cfqx_event *ev,
 	int len, r;
 
 	copy.dev = dev;
-	s = lookup(p, dev, (uint16_t)ev->group_by, ev->id, ev->kind, now);
+	s = lookup(p, dev, (uint16_t)ev->group_by, ev->id, ev->kind);
 	if (!allow(&s->tat_ns, now, p->o.uevent_rate, p->o.uevent_burst) ||
 	    !allow(&p->global_tat, now, p->o.uevent_global_rate,
 		   p->o.uevent_global_rate)) {
@@ -484,14 +501,14 @@ static void handle(struct cfqx_pipe *p, const struct cfqx_event *ev)
 	}
 	inc(&p->c.valid);
 	p->seq++;
-	now = now_ns();
-	incident_uuid(p, ev, now, uuid);
+	incident_uuid(p, ev, uuid);
 	if (p->o.json_fd >= 0)
 		sink_json(p, ev, uuid);
 	if (p->o.text_fd >= 0)
 		sink_text(p, ev, uuid);
 	if (!p->o.uevents)
 		return;
+	now = now_ns();
 	if (ev->dev) {
 		if (dev_wanted(p, ev->dev))
 			notify_dev(p, ev, ev->dev, uuid, now);
