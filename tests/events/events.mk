@@ -62,11 +62,12 @@ ALL += $(EV_TOOLS)
 	test-events-udev bench-events install
 test-events-unit: $(EV_BIN)/uevent-unit
 	$(Q)$(call run_test,events-unit) $<
-test-events-storm: $(EV_TOOLS)
+test-events-storm: $(EV_TOOLS) $(CFQX_BIN)
 	$(Q)$(call run_test,events-storm) $(EV_DIR)/storm.sh storm
-test-events-sigterm: $(EV_TOOLS)
+test-events-sigterm: $(EV_TOOLS) $(CFQX_BIN)
 	$(Q)$(call run_test,events-sigterm) $(EV_DIR)/storm.sh sigterm
-test-events-malformed: $(EV_TOOLS)
+# (user/user.mk, included after this file, builds cfqx-asan)
+test-events-malformed: $(EV_TOOLS) $(BUILD)/cfqx-asan
 	$(Q)$(call run_test,events-malformed) $(EV_DIR)/storm.sh malformed
 test-events-tsan: $(EV_TOOLS)
 	$(Q)$(call run_test,events-tsan) $(EV_DIR)/storm.sh tsan
