@@ -563,7 +563,12 @@ static __always_inline void group_busy(struct cfqx_group_stats *g,
 	d = get_dev(key->dev);
 	if (d) {
 		g->busy_share_base = d->share_milli;
-		g->busy_issued = 0;
+		/* back within slice_idle: the same turn (CFQ anticipation) */
+		if (!cfqx_period_continues(g->idle_at_ns, now,
+					   pol->slice_idle)) {
+			g->period_share_base = d->share_milli;
+			g->busy_issued = 0;
+		}
 		__sync_fetch_and_add(&d->busy_groups, 1);
 	}
 	emit(CFQX_EV_BUSY, key, &g->rl[CFQX_EV_BUSY], 0, 0, pol->event_rate,
@@ -582,6 +587,7 @@ static __always_inline void group_unbusy(struct cfqx_group_stats *g,
 		return;
 	read_policy(&pol);
 	g->oldest_queued_ns = 0;
+	g->idle_at_ns = now;
 	d = get_dev(key->dev);
 	if (d) {
 		share = d->share_milli;
@@ -723,9 +729,9 @@ static __always_inline void charge_issue(struct request *rq,
 	share = __sync_fetch_and_add(&d->share_milli,
 				     cfqx_dispatch_share_milli(busy)) +
 		cfqx_dispatch_share_milli(busy);
-	/* within the current busy period, like a CFQ queue's turn */
+	/* within the current busy period: a CFQ queue's turn */
 	issued = __sync_fetch_and_add(&g->busy_issued, 1) + 1;
-	entitled = cfqx_group_entitled_milli(0, g->busy_share_base, share,
+	entitled = cfqx_group_entitled_milli(0, g->period_share_base, share,
 					     true);
 	if (cfqx_over_budget(issued, entitled, pol->quantum)) {
 		__sync_fetch_and_add(&g->over_budget, 1);

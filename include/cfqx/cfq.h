@@ -212,6 +212,18 @@ static inline __u64 cfqx_group_queued(const struct cfqx_group_stats *g)
 }
 
 /*
+ * A group that went idle at @idle_at_ns and has a request again at @now
+ * continues its busy period when it was away at most @slice_idle_us: the
+ * think time CFQ anticipates for a synchronous process.
+ */
+static inline bool cfqx_period_continues(__u64 idle_at_ns, __u64 now,
+					 __u32 slice_idle_us)
+{
+	return idle_at_ns && now >= idle_at_ns &&
+		now - idle_at_ns <= (__u64)slice_idle_us * 1000;
+}
+
+/*
  * Event rate limit: at most @rate events per second (per device, group
  * and kind).  Returns true when the event may go out; the caller then
  * reports and clears st->suppressed.  Otherwise the event is counted in

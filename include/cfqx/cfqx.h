@@ -193,6 +193,9 @@ struct cfqx_group_stats {
 					 * in_flight (cfqx_group_in_flight) */
 	__u64 busy_share_base;		/* device share_milli when it got busy */
 	__u64 busy_issued;		/* dispatches in the current busy period */
+	__u64 period_share_base;	/* device share_milli when it began */
+	__u64 idle_at_ns;		/* when it last went idle; back within
+					 * slice_idle continues the period */
 	struct cfqx_ratelimit rl[CFQX_EV_NR_SLOTS]; /* per event kind */
 	char comm[16];			/* command that last made it busy */
 };

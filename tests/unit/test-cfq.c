@@ -215,3 +215,13 @@ Test(groups, derived_gauges)
 	g.issued = 0;
 	cr_expect_eq(cfqx_group_in_flight(&g), 0);
 }
+
+Test(budget, busy_period_anticipation)
+{
+	cr_expect_not(cfqx_period_continues(0, 5000, 2000));	/* never idle */
+	cr_expect(cfqx_period_continues(1000000, 2500000, 2000));
+	cr_expect(cfqx_period_continues(1000000, 3000000, 2000));
+	cr_expect_not(cfqx_period_continues(1000000, 3000001, 2000));
+	cr_expect_not(cfqx_period_continues(5000, 4000, 2000));	/* clock */
+	cr_expect_not(cfqx_period_continues(1000, 1001, 0));
+}
