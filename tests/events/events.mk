@@ -59,7 +59,7 @@ ALL += $(EV_TOOLS)
 
 .PHONY: test-events-unit test-events-storm test-events-sigterm \
 	test-events-malformed test-events-tsan test-events-uevent \
-	test-events-udev bench-events install
+	test-events-udev test-events-ratelimit bench-events install
 test-events-unit: $(EV_BIN)/uevent-unit
 	$(Q)$(call run_test,events-unit) $<
 test-events-storm: $(EV_TOOLS) $(CFQX_BIN)
@@ -73,11 +73,13 @@ test-events-tsan: $(EV_TOOLS)
 	$(Q)$(call run_test,events-tsan) $(EV_DIR)/storm.sh tsan
 test-events-uevent: $(EV_TOOLS) $(CFQX_BIN)
 	$(Q)$(call run_test,events-uevent) $(EV_DIR)/uevent.sh
-test-events-udev: $(EV_TOOLS) $(CFQX_BIN)
+test-events-udev: $(EV_TOOLS) $(BUILD)/cfqx-asan
 	$(Q)$(call run_test,events-udev) $(EV_DIR)/udev.sh
+test-events-ratelimit: $(EV_TOOLS) $(BUILD)/cfqx-asan
+	$(Q)$(call run_test,events-ratelimit) $(EV_DIR)/ratelimit.sh
 TESTS += test-events-unit test-events-storm test-events-sigterm \
 	test-events-malformed test-events-tsan test-events-uevent \
-	test-events-udev
+	test-events-udev test-events-ratelimit
 
 bench-events: $(EV_BIN)/bench-events | deps
 	$(Q)$< --rounds 5

@@ -10,6 +10,7 @@
 #     command that receives the documented keys;
 #  4. control: without the rules file the same cfqx uevent does read.
 . "$(dirname "$0")/lib.sh"
+CFQX=$ROOT/build/cfqx-asan	# the daemon's uevent path under ASan/UBSan
 UDEVD=/lib/systemd/systemd-udevd
 [ -x $UDEVD ] || { echo "FAIL: $UDEVD missing (Debian package udev)"; exit 1; }
 if pgrep -x systemd-udevd >/dev/null; then
