@@ -136,6 +136,7 @@ int cfqx_cmd_run(int argc, char **argv)
 	sigset_t sigs;
 
 	optind = 1;
+	opterr = 0;	/* one error line, ours */
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -196,7 +197,8 @@ int cfqx_cmd_run(int argc, char **argv)
 		case 'L': no_load = 1; break;
 		case 'h': run_usage(stdout); return 0;
 		default:
-			fprintf(stderr, "cfqx run: bad option (see cfqx run --help)\n");
+			fprintf(stderr, "cfqx run: bad option '%s' (see cfqx run --help)\n",
+				argv[optind - 1]);
 			return 2;
 		}
 	}
@@ -208,17 +210,6 @@ int cfqx_cmd_run(int argc, char **argv)
 		fprintf(stderr, "cfqx run: --netns needs --transport netlink\n");
 		return 2;
 	}
-	if (mkdir(state, 0755) && errno != EEXIST) {
-		fprintf(stderr, "cfqx run: cannot create %s: %s\n", state,
-			strerror(errno));
-		return 1;
-	}
-	owner = cfqx_daemon_pid(state);
-	if (owner && owner != getpid()) {
-		fprintf(stderr, "cfqx run: another cfqx daemon (pid %d) owns %s\n",
-			owner, state);
-		return 1;
-	}
 	if (!no_load && !strcmp(maps, CFQX_PIN_MAPS)) {
 		r = cfqx_ensure_loaded();
 		if (r) {
@@ -227,8 +218,19 @@ int cfqx_cmd_run(int argc, char **argv)
 			return 1;
 		}
 	}
+	owner = cfqx_daemon_pid(state);
+	if (owner && owner != getpid()) {
+		fprintf(stderr, "cfqx run: another cfqx daemon (pid %d) owns %s\n",
+			owner, state);
+		return 1;
+	}
 	if (cfqx_events_maps_open(maps, &o.ring_fd, &stats_fd, err, sizeof(err))) {
 		fprintf(stderr, "cfqx run: %s\n", err);
+		return 1;
+	}
+	if (mkdir(state, 0755) && errno != EEXIST) {
+		fprintf(stderr, "cfqx run: cannot create %s: %s\n", state,
+			strerror(errno));
 		return 1;
 	}
 	if (json) {

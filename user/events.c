@@ -48,6 +48,7 @@ int cfqx_cmd_events(int argc, char **argv)
 	sigset_t sigs;
 
 	optind = 1;
+	opterr = 0;	/* one error line, ours */
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -58,7 +59,8 @@ int cfqx_cmd_events(int argc, char **argv)
 		case 'm': maps = optarg; break;
 		case 'h': events_usage(stdout); return 0;
 		default:
-			fprintf(stderr, "cfqx events: bad option (see cfqx events --help)\n");
+			fprintf(stderr, "cfqx events: bad option '%s' (see cfqx events --help)\n",
+				argv[optind - 1]);
 			return 2;
 		}
 	}

@@ -18,6 +18,16 @@ devnum=$(cat /sys/class/block/$name/dev)
 devpath=$(readlink -f /sys/class/block/$name); devpath=${devpath#/sys}
 val() { sed -n "s/^$2=//p" "$1"; }
 
+# Bad input: one clear line, non-zero exit, nothing created.
+for args in "--uevent-rate 0" "--transport foo" "--netns /x" "--dev nosuchdev" \
+	"--fifo-size 5000" "--bogus" "extra" "--no-load --maps $STATE/none"; do
+	err=$("$CFQX" run $args --state-dir "$STATE/bad" 2>&1 >/dev/null)
+	rc=$?
+	check "cfqx run $args: exit $rc, one line: $err" \
+		[ $rc -ne 0 -a "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]
+done
+check "bad input created no state directory" test ! -e "$STATE/bad"
+
 "$BIN/cfqx-storm" --maps "$MAPS" --create 1048576 --events 0 >/dev/null
 "$BIN/uevent-listen" --timeout 20 --ready "$STATE/ready" --count 6 \
 	--match "DEVPATH=$devpath" --match SYNTH_ARG_CFQXID=1000 > "$STATE/ev" &
