@@ -512,6 +512,8 @@ static void handle(struct cfqx_pipe *p, const struct cfqx_event *ev)
 	if (ev->dev) {
 		if (dev_wanted(p, ev->dev))
 			notify_dev(p, ev, ev->dev, uuid, now);
+		else
+			inc(&p->c.uevent_filtered);
 	} else if (p->o.ndevs) {
 		for (int i = 0; i < p->o.ndevs; i++)
 			notify_dev(p, ev, p->o.devs[i], uuid, now);

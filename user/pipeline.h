@@ -7,8 +7,8 @@
  * uevents).  Every record read ends in exactly one counter:
  *   read == valid + malformed + unknown_kind + kfifo_full
  * and with a JSON sink json_lines == valid; with uevents each valid event
- * for a device ends in uevents, uevent_ratelimited, uevent_errors or
- * uevent_nodev.
+ * ends in uevents, uevent_ratelimited, uevent_errors, uevent_nodev or
+ * uevent_filtered (a device-less event counts once per --dev target).
  */
 #ifndef CFQX_PIPELINE_H
 #define CFQX_PIPELINE_H
@@ -52,6 +52,7 @@ struct cfqx_pipe_opts {
 	X(uevent_ratelimited)	/* suppressed: rate limit */		\
 	X(uevent_errors)	/* encode or send failed */		\
 	X(uevent_nodev)		/* device-less event, no --dev given */	\
+	X(uevent_filtered)	/* device not among --dev */		\
 	X(suppressed_unreported)	/* suppressed counts evicted before \
 				 * a next notification carried them */	\
 	X(incidents)		/* incident UUIDs created */

@@ -144,7 +144,7 @@ cat "$c"
 eq "daemon: read == valid + malformed + unknown_kind + kfifo_full" "$(j .read "$c")" \
 	"$(( $(j .valid "$c") + $(j .malformed "$c") + $(j .unknown_kind "$c") + $(j .kfifo_full "$c") ))"
 eq "daemon: every valid event was notified, suppressed or failed" "$(j .valid "$c")" \
-	"$(( $(j .uevents "$c") + $(j .uevent_ratelimited "$c") + $(j .uevent_errors "$c") + $(j .uevent_nodev "$c") ))"
+	"$(( $(j .uevents "$c") + $(j .uevent_ratelimited "$c") + $(j .uevent_errors "$c") + $(j .uevent_nodev "$c") + $(j .uevent_filtered "$c") ))"
 eq "daemon: no uevent errors" "$(j .uevent_errors "$c")" 0
 
 # ---- 3. the netlink transport: same policy uevent, kernel-sent
