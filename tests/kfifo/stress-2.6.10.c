@@ -33,7 +33,7 @@ static long old_get(void *fifo, unsigned char *buf, unsigned int len)
 
 const struct stress_ops stress_2_6_10_bytes = {
 	.name = "2.6.10 __kfifo_put/__kfifo_get",
-	.fifo_size = 512,
+	.fifo_size = 2048,
 	.create = old_create,
 	.destroy = old_destroy,
 	.put = old_put,

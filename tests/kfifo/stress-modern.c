@@ -41,7 +41,7 @@ static long bytes_get(void *fifo, unsigned char *buf, unsigned int len)
 
 const struct stress_ops stress_modern_bytes = {
 	.name = "modern kfifo_in/kfifo_out",
-	.fifo_size = 512,
+	.fifo_size = 2048,
 	.create = bytes_create,
 	.destroy = bytes_destroy,
 	.put = bytes_put,
@@ -137,6 +137,9 @@ uint64_t stress_modern_elements(uint64_t count, unsigned int fifo_elems)
 		while (!kfifo_get(&job->fifo, &v))
 			stress_relax(&spins);
 		errors += v != i;
+		if (!(i & 4095))
+			atomic_fetch_add_explicit(&stress_progress, 1,
+						  memory_order_relaxed);
 	}
 	pthread_join(t, NULL);
 	errors += !kfifo_is_empty(&job->fifo);

@@ -11,7 +11,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +21,8 @@
 #include "kfifo/kernel-compat.h"
 #include "stress.h"
 
-#define MAX_CHUNK	1500	/* > the 512-byte byte fifos: full and partial */
+#define MAX_CHUNK	3000	/* > the 2 KiB byte fifos: full and partial */
+#define STALL_SECONDS	120	/* no byte moved for this long: deadlock */
 
 static inline unsigned char seq_byte(uint64_t pos)
 {
@@ -44,6 +45,8 @@ static inline uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
 }
 
 #define FNV_START 0xcbf29ce484222325ull
+
+_Atomic uint64_t stress_progress;	/* reads completed, for the watchdog */
 
 void stress_relax(unsigned int *spins)
 {
@@ -74,7 +77,7 @@ static unsigned int record_len(const struct run *r, uint64_t *rng, uint64_t pos)
 static void *writer(void *arg)
 {
 	struct run *r = arg;
-	unsigned char buf[MAX_CHUNK > 2048 ? MAX_CHUNK : 2048];
+	unsigned char buf[MAX_CHUNK > 2048 ? MAX_CHUNK : 2048];	/* records <= 2046 */
 	uint64_t rng = 0x1234567 ^ r->total, len_rng = r->len_seed;
 	uint64_t pos = 0, sum = FNV_START;
 	unsigned int spins = 0;
@@ -113,7 +116,7 @@ static void *writer(void *arg)
 static int run_one(const struct stress_ops *ops, uint64_t total)
 {
 	struct run r = { .ops = ops, .total = total, .len_seed = 0x9876543 };
-	unsigned char buf[2048];
+	unsigned char buf[MAX_CHUNK > 2048 ? MAX_CHUNK : 2048];
 	uint64_t rng = 0xabcdef ^ total, len_rng = r.len_seed;
 	uint64_t pos = 0, sum = FNV_START, gets = 0, too_small = 0;
 	unsigned int spins = 0;
@@ -174,6 +177,7 @@ static int run_one(const struct stress_ops *ops, uint64_t total)
 		sum = fnv1a(sum, buf, n);
 		pos += n;
 		gets++;
+		atomic_fetch_add_explicit(&stress_progress, 1, memory_order_relaxed);
 	}
 	pthread_join(t, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -199,12 +203,24 @@ static int run_one(const struct stress_ops *ops, uint64_t total)
 	return 0;
 }
 
-static void watchdog(int sig)
+/* Fails the test when nothing moves for STALL_SECONDS (a loaded box is slow, not stuck). */
+static void *watchdog(void *arg)
 {
-	(void)sig;
-	static const char msg[] = "stress: no progress for 150 s (deadlock?)\n";
-	(void)!write(2, msg, sizeof(msg) - 1);
-	_exit(2);
+	uint64_t last = UINT64_MAX;
+
+	(void)arg;
+	for (;;) {
+		sleep(STALL_SECONDS);
+		uint64_t now = atomic_load_explicit(&stress_progress, memory_order_relaxed);
+
+		if (now == last) {
+			fprintf(stderr, "stress: nothing moved for %d s (deadlock?)\n",
+				STALL_SECONDS);
+			_exit(2);
+		}
+		last = now;
+	}
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -217,8 +233,12 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	signal(SIGALRM, watchdog);
-	alarm(150);
+	pthread_t dog;
+
+	if (pthread_create(&dog, NULL, watchdog, NULL)) {
+		fprintf(stderr, "stress: pthread_create failed\n");
+		return 1;
+	}
 	if (run_one(&stress_2_6_10_bytes, total) ||
 	    run_one(&stress_modern_bytes, total) ||
 	    run_one(&stress_modern_rec1, total / 5) ||

@@ -35,4 +35,7 @@ uint64_t stress_modern_elements(uint64_t count, unsigned int fifo_elems);
 
 void stress_relax(unsigned int *spins);
 
+/* Bumped by readers as they make progress; a watchdog checks it moves. */
+extern _Atomic uint64_t stress_progress;
+
 #endif
