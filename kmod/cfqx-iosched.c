@@ -695,9 +695,14 @@ static struct request *cfqx_dispatch_request(struct blk_mq_hw_ctx *hctx)
 			if (hold_until) {
 				cd->st.idle_hold++;
 				WRITE_ONCE(cd->hold_until, hold_until);
-				hrtimer_start(&cd->idle_timer,
-					      ns_to_ktime(hold_until),
-					      HRTIMER_MODE_ABS);
+				/* Re-arming costs a timer reprogram: only when
+				 * the hold ends earlier than the armed one. */
+				if (!hrtimer_active(&cd->idle_timer) ||
+				    ktime_to_ns(hrtimer_get_expires(&cd->idle_timer)) >
+				    hold_until)
+					hrtimer_start(&cd->idle_timer,
+						      ns_to_ktime(hold_until),
+						      HRTIMER_MODE_ABS);
 			}
 			goto out;
 		}

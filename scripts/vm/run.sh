@@ -27,7 +27,7 @@ timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=4 cfqx.suite=$suite ${CFQX_VM_APPEND:-}" \
 	-nographic -no-reboot -monitor none -serial stdio -net none \
-	< /dev/null 2>&1 | tr -d '\r' | tee "$log"
+	< /dev/null 2>&1 | sed -u 's/\r//' | tee "$log"
 qrc=${PIPESTATUS[0]}
 verdict=$(grep -a 'CFQX-VM-VERDICT:' "$log" | tail -n1)
 if [ -z "$verdict" ]; then

@@ -13,13 +13,25 @@ cfqx_setup() {
 	echo $1 > $(iosched $dev group_by)
 	echo ${CFQX_SLICE_IDLE:-8000} > $(iosched $dev slice_idle)
 }
+# Aggregate throughput: all bytes over the union of the jobs' run windows
+# (separate fio processes do not start at the same instant).
+total_bw() {
+	for f in "$@"; do
+		jq -r '.jobs[] | "\(.read.io_bytes + .write.io_bytes) \(.job_start // 0) \([.read.runtime, .write.runtime] | max) \($ts)"' \
+			--argjson ts "$(jq '.timestamp_ms' $f)" $f
+	done | awk '{b += $1; end = $4; st = ($2 > 0) ? $2 : end - $3;
+		if (!n++ || st < s0) s0 = st; if (end > e0) e0 = end}
+		END {if (e0 > s0) printf "%.0f\n", b * 1000 / (e0 - s0); else print 0}'
+}
 report() { # report SCENARIO POLICY SCHED JSON...
 	local sc=$1 pol=$2 s=$3 bw="" f; shift 3
 	for f in "$@"; do bw="$bw $(fio_bw $f)"; done
+	local total=$(sum $bw)
+	[ $# -gt 1 ] && total=$(total_bw "$@")
 	local lat="- -"
 	[ $sc = latency ] && lat=$(fio_lat $1 reader)
 	set -- $lat
-	echo "BENCH|$sc|$pol|$s|$(mb $(sum $bw))|$(jain $bw)|$1|$2|$(for b in $bw; do printf '%s ' $(mb $b); done)"
+	echo "BENCH|$sc|$pol|$s|$(mb $total)|$(jain $bw)|$1|$2|$(for b in $bw; do printf '%s ' $(mb $b); done)"
 }
 # Scenarios with one fio process, groups by uid (uid= per job).
 for sc in contended greedy2light2 rw seqrand; do
