@@ -25,12 +25,18 @@
  *   while it thinks about the last one; a work-conserving scheduler hands
  *   its slot to the greedy group every time.  After a sync group's last
  *   request completes and its measured think time is below slice_idle,
- *   cfqx keeps that group "anticipated" for slice_idle: if it would be
- *   served before every busy group, dispatch holds (an hrtimer re-runs the
- *   queue when the window ends) instead of giving its turn away.  The hold
- *   costs at most slice_idle of one slot, only when the waiting group is
- *   the one owed service, and a group that keeps missing its window stops
- *   being anticipated (its think-time average grows).
+ *   the group is "anticipated" for slice_idle.  While an anticipated group
+ *   is owed service before the group dispatch would pick, it keeps one
+ *   free device slot; the picked group may use the other slots, but no
+ *   more than an equal share of max_depth among the contending groups,
+ *   and none while it has used more device time than the waiting group
+ *   and the device still has two requests to work on.  So a thinking
+ *   reader costs its own slot, never the whole device, and a deep group
+ *   cannot fill the device while readers think.  An hrtimer re-runs the
+ *   queue when a window ends; has_work reports held work as no work (a
+ *   NULL dispatch after a true has_work makes blk-mq postpone re-runs by
+ *   3 ms).  A group that keeps missing its window stops being anticipated
+ *   (its think-time average grows past slice_idle).
  *
  * - service ordering.  Busy groups are served in ascending decayed
  *   service_used (device time: completion - dispatch, >>3 per second),
