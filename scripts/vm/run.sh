@@ -21,6 +21,12 @@ done
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "vm: qemu-system-x86_64 missing (apt-get install qemu-system-x86)" >&2; exit 1; }
 
+# The guest's two vCPUs need the host's cores: TCG timing (the fairness
+# test) suffers when the host is busy, so say so up front.
+load=$(cut -d' ' -f1 /proc/loadavg)
+if awk -v l="$load" -v n="$(nproc)" 'BEGIN{exit !(l > n * 0.5)}'; then
+	echo "vm: warning: host load average $load on $(nproc) CPUs; TCG timing is skewed and the fairness figures suffer (run on an idle host)"
+fi
 echo "vm: booting $(basename "$kernel") (TCG), suite $suite, timeout ${timeout_s}s; console: ${log#$root_dir/}"
 timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 	-machine q35,accel=tcg -cpu max -smp 2 -m 2048 \
