@@ -120,7 +120,6 @@ struct bio_rec {
 };
 
 #define CFQX_SLOTS		4096	/* direct-mapped records */
-#define CFQX_STALE_NS		(60 * CFQX_NSEC_PER_SEC)
 
 struct bio_slot {
 	__u64 bio;		/* owner; 0 = free */
@@ -451,16 +450,13 @@ static __always_inline void bio_store(__u64 bio, struct bio_rec *rec)
 	__u64 old;
 
 	if (s) {
+		/*
+		 * Free, or a stale record of this very pointer (a bio never
+		 * issued, then reused): ours.  A slot held by another bio is
+		 * never taken over: its owner may be writing it right now.
+		 */
 		old = __sync_val_compare_and_swap(&s->bio, 0, bio);
-		/* free, or a stale record of this very pointer: ours */
 		if (old == 0 || old == bio) {
-			s->rec = *rec;
-			return;
-		}
-		/* a creator never issued (freed on an error path) */
-		if (rec->submit_ns > s->rec.submit_ns + CFQX_STALE_NS &&
-		    __sync_val_compare_and_swap(&s->bio, old, bio) == old) {
-			stat_inc(CFQX_STAT_STALE);
 			s->rec = *rec;
 			return;
 		}

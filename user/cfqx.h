@@ -75,6 +75,13 @@ int cfqx_read_global_stats(__u64 out[CFQX_STAT_NR]);
 int cfqx_read_policy(struct cfqx_policy *out);
 int cfqx_write_policy(const struct cfqx_policy *p);
 
+/*
+ * Runs of the pinned programs the kernel skipped because one was already
+ * running on that CPU (recursion protection, e.g. a completion in an
+ * interrupt over a completion in a kworker): sum of recursion_misses.
+ */
+int cfqx_prog_misses(__u64 *out);
+
 /* Number of pinned links/programs under CFQX_PIN_PROGS (-1: none). */
 int cfqx_count_pinned_progs(void);
 
@@ -134,6 +141,7 @@ struct cfqx_snapshot {
 	__u64 ts_ns;			/* CLOCK_MONOTONIC, as bpf_ktime */
 	struct cfqx_policy policy;
 	__u64 counters[CFQX_STAT_NR];
+	__u64 prog_misses;		/* cfqx_prog_misses() */
 	bool device_filter;
 	struct cfqx_dev_row *devs;
 	int ndevs;

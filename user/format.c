@@ -18,7 +18,6 @@ const char *const cfqx_stat_names[CFQX_STAT_NR] = {
 	[CFQX_STAT_INFLIGHT_FULL] = "inflight_full",
 	[CFQX_STAT_UNMATCHED] = "unmatched",
 	[CFQX_STAT_BAD_POLICY] = "bad_policy",
-	[CFQX_STAT_STALE] = "stale",
 	[CFQX_STAT_DEVICES_FULL] = "devices_full",
 };
 
@@ -211,7 +210,8 @@ void cfqx_stats_json(FILE *f, const struct cfqx_snapshot *s)
 	for (i = 0; i < CFQX_STAT_NR; i++)
 		fprintf(f, "%s\"%s\":%llu", i ? "," : "", cfqx_stat_names[i],
 			s->counters[i]);
-	fprintf(f, "},\"devices\":[");
+	fprintf(f, ",\"prog_misses\":%llu},\"devices\":[",
+		(unsigned long long)s->prog_misses);
 	for (d = 0; d < s->ndevs; d++) {
 		const struct cfqx_dev_row *dv = &s->devs[d];
 		__u64 sum[2][2] = { { 0 } };

@@ -347,6 +347,62 @@ int cfqx_write_policy(const struct cfqx_policy *p)
 	return 0;
 }
 
+/* "key:\tvalue" from /proc/self/fdinfo/FD, or -1. */
+static long long fdinfo_value(int fd, const char *key)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoll(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+int cfqx_prog_misses(__u64 *out)
+{
+	struct bpf_prog_info info;
+	char path[512];
+	struct dirent *de;
+	__u32 len;
+	long long id;
+	DIR *d = opendir(CFQX_PIN_PROGS);
+	int fd, pfd;
+
+	*out = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", CFQX_PIN_PROGS, de->d_name);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		/* a link (cfqx load, bpftool autoattach) or a program */
+		id = fdinfo_value(fd, "prog_id");
+		pfd = id > 0 ? bpf_prog_get_fd_by_id((__u32)id) : fd;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (pfd >= 0 && !bpf_obj_get_info_by_fd(pfd, &info, &len))
+			*out += info.recursion_misses;
+		if (pfd >= 0 && pfd != fd)
+			close(pfd);
+		close(fd);
+	}
+	closedir(d);
+	return 0;
+}
+
 int cfqx_count_pinned_progs(void)
 {
 	struct dirent *de;

@@ -149,6 +149,7 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 	if (cfqx_read_policy(&s->policy) ||
 	    cfqx_read_global_stats(s->counters))
 		return -1;
+	cfqx_prog_misses(&s->prog_misses);
 	gfd = cfqx_pinned_map_fd(CFQX_MAP_GROUPS);
 	dfd = cfqx_pinned_map_fd(CFQX_MAP_DEVSTATS);
 	ffd = cfqx_pinned_map_fd(CFQX_MAP_DEVICES);

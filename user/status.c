@@ -49,7 +49,7 @@ static char *slurp(const char *path)
 int cfqx_cmd_status(int argc, char **argv)
 {
 	struct cfqx_policy pol;
-	__u64 counters[CFQX_STAT_NR];
+	__u64 counters[CFQX_STAT_NR], misses = 0;
 	__u32 dev[256], key, *prev = NULL;
 	char name[32], keys[64], *daemon;
 	int json = 0, i, ndev = 0, fd, nprogs;
@@ -87,6 +87,7 @@ int cfqx_cmd_status(int argc, char **argv)
 	}
 	close(fd);
 	nprogs = cfqx_count_pinned_progs();
+	cfqx_prog_misses(&misses);
 	daemon = slurp(CFQX_DAEMON_JSON);
 
 	if (json) {
@@ -105,7 +106,8 @@ int cfqx_cmd_status(int argc, char **argv)
 		for (i = 0; i < CFQX_STAT_NR; i++)
 			printf("%s\"%s\":%llu", i ? "," : "",
 			       cfqx_stat_names[i], counters[i]);
-		printf("},\"daemon\":%s}\n", daemon ? daemon : "null");
+		printf(",\"prog_misses\":%llu},\"daemon\":%s}\n",
+		       (unsigned long long)misses, daemon ? daemon : "null");
 	} else {
 		cfqx_policy_keys_line(pol.group_by, keys, sizeof(keys));
 		printf("cfqx: loaded (%s, %d programs attached)\n",
@@ -125,7 +127,7 @@ int cfqx_cmd_status(int argc, char **argv)
 		printf("\ncounters:");
 		for (i = 0; i < CFQX_STAT_NR; i++)
 			printf(" %s %llu", cfqx_stat_names[i], counters[i]);
-		printf("\n");
+		printf(" prog_misses %llu\n", (unsigned long long)misses);
 		if (daemon)
 			printf("daemon:   %s\n", daemon);
 		else

@@ -262,8 +262,6 @@ enum cfqx_stat {
 	CFQX_STAT_INFLIGHT_FULL,	/* in-flight map full */
 	CFQX_STAT_UNMATCHED,		/* issue/complete of an unknown rq */
 	CFQX_STAT_BAD_POLICY,		/* policy value rejected */
-	CFQX_STAT_STALE,		/* records of requests never issued,
-					 * reclaimed after a minute */
 	CFQX_STAT_DEVICES_FULL,		/* devstats full: device uncounted */
 	CFQX_STAT_NR,
 };
