@@ -69,8 +69,11 @@ ALL :=
 
 -include $(sort $(wildcard $(ROOT)/*/*.mk $(ROOT)/tests/*/*.mk))
 
-.PHONY: all test clean
+.PHONY: all test bench clean
 all: $(ALL)
+
+# Every benchmark, one after another (each prints its own table).
+bench: bench-kfifo bench-bpf bench-events bench-sched
 
 test: | deps
 	$(Q)rm -rf $(BUILD)/test-results

@@ -135,7 +135,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		 * and BPF counts what it cannot reserve. */
 		inc(&p->c.kfifo_waits);
 		atomic_exchange(&p->reader_sleeping, 1);	/* full barrier */
-		if (kfifo_avail(&p->fifo) < size + 2) {
+		if (kfifo_avail(&p->fifo) < size) {
 			if (atomic_fetch_or(&p->notifier_sleeping, 0))
 				kick(p->data_efd);
 			wait_efd(p->room_efd, 20);
@@ -585,9 +585,12 @@ static void pipe_free(struct cfqx_pipe *p)
 struct cfqx_pipe *cfqx_pipe_start(const struct cfqx_pipe_opts *opts,
 				  char *err, size_t errlen)
 {
-	struct cfqx_pipe *p = calloc(1, sizeof(*p));
+	/* The fifo's control block is cache-line aligned (alignas(64)). */
+	struct cfqx_pipe *p = aligned_alloc(64, (sizeof(*p) + 63) & ~(size_t)63);
 	int r;
 
+	if (p)
+		memset(p, 0, sizeof(*p));
 	if (!p) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
