@@ -197,8 +197,12 @@ unsigned int __kfifo_len_r(struct __kfifo *fifo, size_t recsize)
 	return next_record(fifo, out, recsize, &len) ? len : 0;
 }
 
-unsigned int __kfifo_out_peek_r(struct __kfifo *fifo, void *buf,
-				unsigned int len, size_t recsize)
+/*
+ * Copy the next record into @buf; with @take also remove it.  A record
+ * larger than @len stays where it is (EMSGSIZE), unlike the kernel's.
+ */
+static unsigned int copy_record(struct __kfifo *fifo, void *buf,
+				unsigned int len, size_t recsize, bool take)
 {
 	unsigned int out = atomic_load_explicit(&fifo->out, memory_order_relaxed);
 	unsigned int n;
@@ -210,25 +214,23 @@ unsigned int __kfifo_out_peek_r(struct __kfifo *fifo, void *buf,
 		return 0;
 	}
 	copy_out(fifo, buf, n, out + (unsigned int)recsize);
+	if (take)
+		atomic_store_explicit(&fifo->out,
+				      out + (unsigned int)recsize + n,
+				      memory_order_release);
 	return n;
+}
+
+unsigned int __kfifo_out_peek_r(struct __kfifo *fifo, void *buf,
+				unsigned int len, size_t recsize)
+{
+	return copy_record(fifo, buf, len, recsize, false);
 }
 
 unsigned int __kfifo_out_r(struct __kfifo *fifo, void *buf, unsigned int len,
 			   size_t recsize)
 {
-	unsigned int out = atomic_load_explicit(&fifo->out, memory_order_relaxed);
-	unsigned int n;
-
-	if (!next_record(fifo, out, recsize, &n))
-		return 0;
-	if (n > len) {
-		errno = EMSGSIZE;
-		return 0;
-	}
-	copy_out(fifo, buf, n, out + (unsigned int)recsize);
-	atomic_store_explicit(&fifo->out, out + (unsigned int)recsize + n,
-			      memory_order_release);
-	return n;
+	return copy_record(fifo, buf, len, recsize, true);
 }
 
 void __kfifo_skip_r(struct __kfifo *fifo, size_t recsize)
