@@ -249,12 +249,7 @@ int cfqx_cmd_run(int argc, char **argv)
 		}
 		o.tx = &tx;
 	}
-	/* Signals are taken synchronously by this thread only. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	cfqx_pipe_block_signals(&sigs);
 
 	p = cfqx_pipe_start(&o, err, sizeof(err));
 	if (!p) {

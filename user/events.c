@@ -79,12 +79,7 @@ int cfqx_cmd_events(int argc, char **argv)
 		fprintf(stderr, "cfqx events: %s\n", err);
 		return 1;
 	}
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	/* A closed stdout (`| head`) ends the stream as a sink error. */
-	signal(SIGPIPE, SIG_IGN);
+	cfqx_pipe_block_signals(&sigs);
 	p = cfqx_pipe_start(&o, err, sizeof(err));
 	if (!p) {
 		fprintf(stderr, "cfqx events: %s\n", err);

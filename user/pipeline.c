@@ -582,6 +582,15 @@ static void pipe_free(struct cfqx_pipe *p)
 	free(p);
 }
 
+void cfqx_pipe_block_signals(sigset_t *sigs)
+{
+	sigemptyset(sigs);
+	sigaddset(sigs, SIGINT);
+	sigaddset(sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 struct cfqx_pipe *cfqx_pipe_start(const struct cfqx_pipe_opts *opts,
 				  char *err, size_t errlen)
 {

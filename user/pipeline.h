@@ -13,6 +13,7 @@
 #ifndef CFQX_PIPELINE_H
 #define CFQX_PIPELINE_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,6 +67,14 @@ struct cfqx_pipe_counters {
 struct cfqx_pipe;
 
 /* Starts the two threads; returns NULL with a message in err. */
+/*
+ * Block SIGINT and SIGTERM (filled into @sigs, for sigtimedwait() by the
+ * calling thread only; the pipeline threads inherit the mask) and ignore
+ * SIGPIPE, so a closed stdout (`| head`) ends the stream as a sink error.
+ * Call before cfqx_pipe_start().
+ */
+void cfqx_pipe_block_signals(sigset_t *sigs);
+
 struct cfqx_pipe *cfqx_pipe_start(const struct cfqx_pipe_opts *opts,
 				  char *err, size_t errlen);
 /* Stops reading the ring; the notifier drains what was read. */
