@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The cfqx scheduling core (API and data in cfqx-sched.h): CFQ v2's rules
+ * for dividing a device between groups, made to hold on blk-mq devices
+ * that take many requests at once, and on slow or busy hosts.
+ *
+ * Fair share.  Each group has a virtual service clock, vtime, charged at
+ * dispatch with the request's cost: its size in sectors on a
+ * non-rotational device (bandwidth is the shared resource), its exclusive
+ * device time on a rotational one (2.6.10's service_used is time: the
+ * charge is an estimate at dispatch, corrected to the time between this
+ * completion and the later of its dispatch and the previous completion).
+ * The busy group with the least vtime is served next (start-time fair
+ * queueing; 2.6.10 served ascending service_used).  Ties go to the group
+ * with fewer requests in flight, then to the one served longest ago.  A
+ * group that was inactive comes back at no less than the last dispatched
+ * vtime minus `quantum` requests' worth: idle time banks no more credit
+ * than one 2.6.10 round (which decayed history with >>3 a second).  So a
+ * group that wants less than an equal split gets all it asks, and the
+ * groups that want more split the rest: max-min fairness.
+ *
+ * Contended depth.  A device that takes 64 requests serves them in its own
+ * order, so whoever fills it wins.  While two or more groups are active
+ * (queued, in flight or anticipated) the core keeps the device no deeper
+ * than its bandwidth-delay product: depth = ceil(1.25 x rate x min
+ * latency / request size) + 1, clamped to [2, max_depth] and the tags,
+ * where rate is sectors completed per ns of busy time and min latency the
+ * least dispatch-to-completion time, both over the last windows of 64
+ * completions.  A depth too small to fill the device raises the measured
+ * rate at unchanged latency and so the depth; queueing in the device
+ * raises latency but not the rate, so the depth settles just above what
+ * keeps the device busy.  The decision stays in the elevator, at no cost
+ * in throughput.  A lone group gets every tag.
+ *
+ * Anticipation.  A sync group with one request at a time has nothing
+ * queued while it thinks, and a work-conserving scheduler would give its
+ * turn away every time.  When such a group empties and its think time
+ * (EWMA of empty -> next request) is within slice_idle, it stays active
+ * for a window of twice its think time plus the device's latency (capped
+ * at slice_idle; the full slice_idle before it has two samples).  While it
+ * waits and has used less than the group the core would serve, it keeps
+ * one of the contended depth's slots: other groups may fill the rest,
+ * never the last free one.  The device is never idled for it (with
+ * nothing in flight, dispatch goes on), so anticipation costs a slot, not
+ * throughput.  The window follows the measured think time, so a slowed
+ * clock (a VM, a busy host) stretches it instead of flipping it off.
+ *
+ * Inside a group (2.6.10): two sector-sorted queues (sync first) and two
+ * FIFOs.  The next request is chosen around the end of the last dispatch
+ * with cfqx_choose_req() (forward, short backward seeks at
+ * back_seek_penalty; long ones wait for the next sweep).  Every
+ * fifo_batch_expire the oldest expired FIFO head of any group (sync, then
+ * async) goes first: deadlines fifo_expire_sync / _async on the FIFO they
+ * name (2.6.10 as shipped crossed them).
+ *
+ * Admission (2.6.10 may_queue): a group may hold cfqx_queue_limit()
+ * requests per direction: nr_requests / busy groups within [queued,
+ * max_queued].
+ *
+ * Where cfqx differs from 2.6.10, and why: blk-mq asks for one request at
+ * a time when the driver can take one, so there is no dispatch round of
+ * `quantum` requests and no one-way sort of a driver list: quantum sizes
+ * the credit above, and the contended depth bounds how far the device
+ * runs ahead of the order.  The FIFO check looks at every group, not only
+ * the chosen one, so a deadline holds whoever is being served.  "Tagged"
+ * charging per request is replaced by the exclusive-time charge, which
+ * splits a queueing device's busy time exactly between its completions.
+ *
+ * No locks, no allocation, no clock: the caller serialises all calls for a
+ * device and passes `now`.  has_work() only reads, for lockless callers.
+ */
+#include "cfqx-sched.h"
+
+#define container_of_rq(ptr, member) \
+	((struct cfqx_sched_rq *)((char *)(ptr) - \
+				  offsetof(struct cfqx_sched_rq, member)))
+#define container_of_group(ptr) \
+	((struct cfqx_sched_group *)((char *)(ptr) - \
+				     offsetof(struct cfqx_sched_group, active)))
+
+/* Completions per measuring window of the device model. */
+#define CFQX_WINDOW_RQS		64
+/* Depth before the first window is measured. */
+#define CFQX_INITIAL_DEPTH	4
+/* EWMAs are kept x16 (4 fractional bits) and weigh a new sample 1/8. */
+#define CFQX_EWMA_SHIFT		4
+
+/* ------------------------------------------------------------------ */
+/* Lists */
+
+static void link_init(struct cfqx_link *l)
+{
+	l->next = l;
+	l->prev = l;
+}
+
+static bool link_empty(const struct cfqx_link *l)
+{
+	return l->next == l;
+}
+
+/* Insert @n before @at (at the tail when @at is the head). */
+static void link_add_before(struct cfqx_link *n, struct cfqx_link *at)
+{
+	n->prev = at->prev;
+	n->next = at;
+	at->prev->next = n;
+	at->prev = n;
+}
+
+static void link_del(struct cfqx_link *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	link_init(n);
+}
+
+static u64 ewma(u64 avg, u64 sample)
+{
+	sample <<= CFQX_EWMA_SHIFT;
+	if (!avg)
+		return sample;
+	return avg - (avg >> 3) + (sample >> 3);
+}
+
+static u64 max_u64(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+static u64 min_u64(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+/* ------------------------------------------------------------------ */
+/* Set-up */
+
+void cfqx_sched_init(struct cfqx_sched *s, const struct cfqx_sched_device *d)
+{
+	*s = (struct cfqx_sched){ .dev = *d };
+	link_init(&s->active);
+	link_init(&s->head);
+	if (!s->dev.tags)
+		s->dev.tags = 1;
+	s->depth = CFQX_INITIAL_DEPTH;
+	s->depth_eff = CFQX_INITIAL_DEPTH;
+}
+
+void cfqx_sched_set_tags(struct cfqx_sched *s, u32 tags)
+{
+	s->dev.tags = tags ? tags : 1;
+}
+
+void cfqx_sched_group_init(struct cfqx_sched_group *g)
+{
+	*g = (struct cfqx_sched_group){ 0 };
+	link_init(&g->active);
+	link_init(&g->sort[0]);
+	link_init(&g->sort[1]);
+	link_init(&g->fifo[0]);
+	link_init(&g->fifo[1]);
+}
+
+void cfqx_sched_rq_init(struct cfqx_sched_rq *r, struct cfqx_sched_group *g,
+			u64 sector, u32 sectors, bool sync, bool write,
+			void *owner)
+{
+	*r = (struct cfqx_sched_rq){
+		.group = g, .owner = owner, .sector = sector,
+		.sectors = sectors, .sync = sync, .write = write,
+	};
+	link_init(&r->sort);
+	link_init(&r->fifo);
+	g->allocated[r->write]++;
+}
+
+void cfqx_sched_release(struct cfqx_sched *s, struct cfqx_sched_rq *r)
+{
+	struct cfqx_sched_group *g = r->group;
+
+	(void)s;
+	if (g && g->allocated[r->write])
+		g->allocated[r->write]--;
+	r->group = NULL;
+}
+
+static u32 group_queued(const struct cfqx_sched_group *g)
+{
+	return g->queued[0] + g->queued[1];
+}
+
+bool cfqx_sched_group_idle(const struct cfqx_sched_group *g)
+{
+	return !group_queued(g) && !g->in_flight && !g->on_active;
+}
+
+static void group_activate(struct cfqx_sched *s, struct cfqx_sched_group *g)
+{
+	if (g->on_active)
+		return;
+	link_add_before(&g->active, &s->active);
+	g->on_active = 1;
+	s->nr_active++;
+}
+
+static void group_deactivate(struct cfqx_sched *s, struct cfqx_sched_group *g)
+{
+	if (!g->on_active)
+		return;
+	link_del(&g->active);
+	g->on_active = 0;
+	s->nr_active--;
+}
+
+void cfqx_sched_group_forget(struct cfqx_sched *s, struct cfqx_sched_group *g)
+{
+	g->anticipate_until = 0;
+	group_deactivate(s, g);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cost and credit */
+
+/* Estimated cost of @r at dispatch, in the device's unit. */
+static u64 rq_cost(const struct cfqx_sched *s, const struct cfqx_sched_rq *r)
+{
+	if (!s->dev.rotational)
+		return r->sectors ? r->sectors : 1;
+	/* Device time: what requests have taken lately, 1 ms at first. */
+	return s->avg_cost ? s->avg_cost >> CFQX_EWMA_SHIFT : 1000000;
+}
+
+/* One 2.6.10 round: `quantum` requests of the device's average cost. */
+static u64 credit(const struct cfqx_sched *s, const struct cfqx_policy *p)
+{
+	u64 avg = s->avg_cost >> CFQX_EWMA_SHIFT;
+
+	if (!avg)
+		avg = s->dev.rotational ? 1000000 : 128;
+	return avg * p->quantum;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queueing */
+
+static void sort_add(struct cfqx_sched_group *g, struct cfqx_sched_rq *r)
+{
+	struct cfqx_link *head = &g->sort[r->sync], *at;
+
+	/* From the tail: sequential streams append in O(1). */
+	for (at = head->prev; at != head; at = at->prev)
+		if (container_of_rq(at, sort)->sector <= r->sector)
+			break;
+	link_add_before(&r->sort, at->next);
+}
+
+/* A group getting its first request after being empty. */
+static void group_wakes(struct cfqx_sched *s, struct cfqx_sched_group *g,
+			const struct cfqx_policy *p, u64 now)
+{
+	u64 floor;
+
+	if (g->idle_since) {
+		u64 think = now > g->idle_since ? now - g->idle_since : 0;
+
+		g->think_ns = ewma(g->think_ns, think);
+		g->think_samples++;
+		g->idle_since = 0;
+	}
+	if (g->anticipate_until) {
+		if (now <= g->anticipate_until)
+			s->st.idle_hit++;
+		else
+			s->st.idle_expired++;
+		g->anticipate_until = 0;
+	}
+	if (!g->on_active) {
+		/* Idle time banks at most one round of credit. */
+		floor = s->vclock > credit(s, p) ? s->vclock - credit(s, p) : 0;
+		g->vtime = max_u64(g->vtime, floor);
+	}
+}
+
+void cfqx_sched_insert(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+		       const struct cfqx_policy *p, u64 now)
+{
+	struct cfqx_sched_group *g = r->group;
+
+	if (!group_queued(g)) {
+		if (!g->in_flight)
+			group_wakes(s, g, p, now);
+		s->nr_busy++;
+	}
+	sort_add(g, r);
+	r->deadline_ns = now + cfqx_fifo_expire_ns(p, r->sync);
+	link_add_before(&r->fifo, &g->fifo[r->sync]);
+	g->queued[r->sync]++;
+	g->last_sync = r->sync;
+	s->nr_queued++;
+	r->state = CFQX_SRQ_QUEUED;
+	r->head = 0;
+	group_activate(s, g);
+	/* New work may end a hold: let dispatch decide again. */
+	WRITE_ONCE(s->hold_until, 0);
+	s->st.inserted++;
+}
+
+void cfqx_sched_insert_head(struct cfqx_sched *s, struct cfqx_sched_rq *r)
+{
+	link_add_before(&r->fifo, s->head.next);
+	r->state = CFQX_SRQ_QUEUED;
+	r->head = 1;
+	s->nr_head++;
+	s->nr_queued++;
+	group_activate(s, r->group);
+	WRITE_ONCE(s->hold_until, 0);
+	s->st.inserted++;
+}
+
+void cfqx_sched_remove(struct cfqx_sched *s, struct cfqx_sched_rq *r)
+{
+	struct cfqx_sched_group *g = r->group;
+
+	if (r->state != CFQX_SRQ_QUEUED)
+		return;
+	link_del(&r->fifo);
+	s->nr_queued--;
+	r->state = CFQX_SRQ_IDLE;
+	if (r->head) {
+		r->head = 0;
+		s->nr_head--;
+		return;
+	}
+	link_del(&r->sort);
+	g->queued[r->sync]--;
+	if (!group_queued(g))
+		s->nr_busy--;
+}
+
+void cfqx_sched_resize(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+		       u64 sector, u32 sectors)
+{
+	(void)s;
+	r->sectors = sectors;
+	if (r->sector == sector || r->state != CFQX_SRQ_QUEUED || r->head) {
+		r->sector = sector;
+		return;
+	}
+	link_del(&r->sort);
+	r->sector = sector;
+	sort_add(r->group, r);
+}
+
+void cfqx_sched_merge(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+		      struct cfqx_sched_rq *next)
+{
+	if (r->group != next->group)
+		s->st.merged_cross++;
+	if (r->state == CFQX_SRQ_QUEUED && next->state == CFQX_SRQ_QUEUED &&
+	    !r->head && !next->head && r->group == next->group &&
+	    r->sync == next->sync && next->deadline_ns < r->deadline_ns) {
+		/* Take next's FIFO place and deadline. */
+		link_del(&r->fifo);
+		link_add_before(&r->fifo, &next->fifo);
+		r->deadline_ns = next->deadline_ns;
+	}
+	cfqx_sched_remove(s, next);
+	s->st.merged++;
+}
+
+struct cfqx_sched_rq *cfqx_sched_find(struct cfqx_sched_group *g, bool sync,
+				      u64 sector, bool end)
+{
+	struct cfqx_link *head = &g->sort[sync], *at;
+
+	for (at = head->prev; at != head; at = at->prev) {
+		struct cfqx_sched_rq *r = container_of_rq(at, sort);
+
+		if (end ? r->sector + r->sectors == sector : r->sector == sector)
+			return r;
+		if (!end && r->sector < sector)
+			break;	/* descending starts: none further */
+	}
+	return NULL;
+}
+
+static struct cfqx_sched_rq *sort_neighbour(struct cfqx_sched_rq *r, bool next)
+{
+	struct cfqx_link *head, *n;
+
+	if (r->state != CFQX_SRQ_QUEUED || r->head || !r->group)
+		return NULL;
+	head = &r->group->sort[r->sync];
+	n = next ? r->sort.next : r->sort.prev;
+	return n == head ? NULL : container_of_rq(n, sort);
+}
+
+struct cfqx_sched_rq *cfqx_sched_next(struct cfqx_sched_rq *r)
+{
+	return sort_neighbour(r, true);
+}
+
+struct cfqx_sched_rq *cfqx_sched_prev(struct cfqx_sched_rq *r)
+{
+	return sort_neighbour(r, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch */
+
+/* The contended depth: the device's bandwidth-delay product, plus one. */
+u32 cfqx_sched_depth(const struct cfqx_sched *s, const struct cfqx_policy *p)
+{
+	u32 d = s->depth;
+
+	if (d > p->max_depth)
+		d = p->max_depth;
+	if (d < 2)
+		d = 2;
+	if (d > s->dev.tags)
+		d = s->dev.tags;
+	return d;
+}
+
+static bool contended(const struct cfqx_sched *s)
+{
+	return s->nr_active >= 2;
+}
+
+/* The group's next request around s->last_sector (cfq_choose_req). */
+static struct cfqx_sched_rq *group_next(const struct cfqx_sched *s,
+					struct cfqx_sched_group *g,
+					const struct cfqx_policy *p)
+{
+	int dir = g->queued[CFQX_SCHED_SYNC] ? CFQX_SCHED_SYNC :
+		CFQX_SCHED_ASYNC;
+	struct cfqx_link *head = &g->sort[dir], *at;
+	struct cfqx_sched_rq *ceil = NULL, *floor = NULL, *lowest, *best;
+	u64 last = s->last_sector, back = cfqx_back_max_sectors(p);
+
+	/* Ascending list: floor is the last below last, ceil the first at
+	 * or above it (from the tail, the common sequential case is near). */
+	for (at = head->prev; at != head; at = at->prev) {
+		struct cfqx_sched_rq *r = container_of_rq(at, sort);
+
+		if (r->sector >= last) {
+			ceil = r;
+		} else {
+			floor = r;
+			break;
+		}
+	}
+	lowest = container_of_rq(head->next, sort);
+	best = ceil ? ceil : floor;
+	if (floor && best != floor &&
+	    cfqx_choose_req(last, best->sector, floor->sector, back,
+			    p->back_seek_penalty) == 2)
+		best = floor;
+	if (lowest != best &&
+	    cfqx_choose_req(last, best->sector, lowest->sector, back,
+			    p->back_seek_penalty) == 2)
+		best = lowest;
+	return best;
+}
+
+/* The oldest expired FIFO head, sync first; looked at once per batch. */
+static struct cfqx_sched_rq *fifo_expired(struct cfqx_sched *s,
+					  const struct cfqx_policy *p, u64 now)
+{
+	struct cfqx_sched_rq *oldest = NULL;
+	struct cfqx_link *at;
+	int dir;
+
+	if (now < s->next_fifo_check)
+		return NULL;
+	s->next_fifo_check = now + (u64)p->fifo_batch_expire *
+		CFQX_NSEC_PER_MSEC;
+	for (dir = CFQX_SCHED_SYNC; dir >= CFQX_SCHED_ASYNC && !oldest; dir--) {
+		for (at = s->active.next; at != &s->active; at = at->next) {
+			struct cfqx_sched_group *g = container_of_group(at);
+			struct cfqx_sched_rq *r;
+
+			if (link_empty(&g->fifo[dir]))
+				continue;
+			r = container_of_rq(g->fifo[dir].next, fifo);
+			if (r->deadline_ns <= now &&
+			    (!oldest || r->deadline_ns < oldest->deadline_ns))
+				oldest = r;
+		}
+	}
+	return oldest;
+}
+
+/* An anticipated group whose window has ended stops being active. */
+static bool window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
+			u64 now)
+{
+	if (group_queued(g) || g->in_flight)
+		return false;
+	if (g->anticipate_until && now < g->anticipate_until)
+		return false;
+	group_deactivate(s, g);
+	return true;
+}
+
+/* The vtime an inactive group would come back at. */
+static u64 wake_vtime(const struct cfqx_sched *s,
+		      const struct cfqx_sched_group *g,
+		      const struct cfqx_policy *p)
+{
+	u64 c = credit(s, p);
+
+	return max_u64(g->vtime, s->vclock > c ? s->vclock - c : 0);
+}
+
+/*
+ * The busy group to serve: least vtime, then fewer in flight, then the
+ * one served longest ago (the active list is in service order).  Also
+ * counts the anticipated groups owed service before it and the earliest
+ * end of their windows.
+ */
+static struct cfqx_sched_group *pick_group(struct cfqx_sched *s,
+					   const struct cfqx_policy *p,
+					   u64 now, u32 *owed, u64 *until)
+{
+	struct cfqx_sched_group *best = NULL;
+	struct cfqx_link *at, *next;
+
+	*owed = 0;
+	*until = 0;
+	for (at = s->active.next; at != &s->active; at = next) {
+		struct cfqx_sched_group *g = container_of_group(at);
+
+		next = at->next;
+		if (!group_queued(g)) {
+			window_over(s, g, now);
+			continue;
+		}
+		if (!best || g->vtime < best->vtime ||
+		    (g->vtime == best->vtime && g->in_flight < best->in_flight))
+			best = g;
+	}
+	if (!best)
+		return NULL;
+	for (at = s->active.next; at != &s->active; at = at->next) {
+		struct cfqx_sched_group *g = container_of_group(at);
+
+		if (group_queued(g) || g->in_flight || !g->anticipate_until)
+			continue;
+		if (wake_vtime(s, g, p) < best->vtime) {
+			(*owed)++;
+			if (!*until || g->anticipate_until < *until)
+				*until = g->anticipate_until;
+		}
+	}
+	return best;
+}
+
+static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+			    u64 now)
+{
+	struct cfqx_sched_group *g = r->group;
+
+	cfqx_sched_remove(s, r);
+	r->state = CFQX_SRQ_DISPATCHED;
+	r->dispatch_ns = now;
+	r->charge = rq_cost(s, r);
+	if (g->vtime > s->vclock)
+		s->vclock = g->vtime;
+	g->vtime += r->charge;
+	g->charged += r->charge;
+	g->dispatched++;
+	g->in_flight++;
+	if (!s->in_flight++)
+		s->busy_since = now;
+	s->last_sector = r->sector + r->sectors;
+	/* Served: to the back of the round robin. */
+	link_del(&g->active);
+	link_add_before(&g->active, &s->active);
+	s->st.dispatched++;
+}
+
+struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
+					  const struct cfqx_policy *p, u64 now,
+					  u64 *wake_at)
+{
+	struct cfqx_sched_group *g;
+	struct cfqx_sched_rq *r;
+	u64 until;
+	u32 owed, depth;
+
+	*wake_at = 0;
+	if (!s->nr_queued)
+		return NULL;
+	if (s->nr_head) {
+		r = container_of_rq(s->head.next, fifo);
+		mark_dispatched(s, r, now);
+		return r;
+	}
+	depth = cfqx_sched_depth(s, p);
+	WRITE_ONCE(s->depth_eff, depth);
+	if (contended(s) && s->in_flight >= depth) {
+		s->st.depth_full++;
+		s->refused = 1;
+		return NULL;
+	}
+	r = fifo_expired(s, p, now);
+	if (r) {
+		s->st.fifo_expired++;
+		mark_dispatched(s, r, now);
+		return r;
+	}
+	g = pick_group(s, p, now, &owed, &until);
+	if (!g)
+		return NULL;
+	/*
+	 * Anticipated groups owed service keep a slot each; the device is
+	 * never left idle for them.
+	 */
+	if (owed && p->slice_idle && s->in_flight &&
+	    s->in_flight + owed >= depth) {
+		s->st.idle_hold++;
+		WRITE_ONCE(s->hold_until, until);
+		*wake_at = until;
+		s->refused = 1;
+		return NULL;
+	}
+	r = group_next(s, g, p);
+	mark_dispatched(s, r, now);
+	return r;
+}
+
+bool cfqx_sched_has_work(const struct cfqx_sched *s, u64 now)
+{
+	u64 hold;
+
+	if (!READ_ONCE(s->nr_queued))
+		return false;
+	if (READ_ONCE(s->nr_head))
+		return true;
+	if (READ_ONCE(s->nr_active) >= 2 &&
+	    READ_ONCE(s->in_flight) >= READ_ONCE(s->depth_eff))
+		return false;
+	hold = READ_ONCE(s->hold_until);
+	return !hold || now >= hold;
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion */
+
+/* Learn the device: bandwidth-delay product from the last window. */
+static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
+			 u64 lat, u64 now)
+{
+	u64 rate_x16k, bdp;
+
+	if (!s->lat_min_next || lat < s->lat_min_next)
+		s->lat_min_next = lat;
+	s->win_sectors += r->sectors;
+	s->avg_sectors = ewma(s->avg_sectors, r->sectors ? r->sectors : 1);
+	if (!s->in_flight) {
+		s->win_busy_ns += now - s->busy_since;
+		s->busy_since = now;
+	}
+	if (++s->window_rqs < CFQX_WINDOW_RQS)
+		return;
+	if (s->in_flight) {
+		s->win_busy_ns += now - s->busy_since;
+		s->busy_since = now;
+	}
+	/* The minimum of this window and the last one. */
+	lat = s->lat_min_ns ? min_u64(s->lat_min_ns, s->lat_min_next) :
+		s->lat_min_next;
+	if (s->win_busy_ns && s->avg_sectors) {
+		/*
+		 * bdp in requests x 1024: rate (sectors/ns, x 2^14) x
+		 * latency / size (sectors x 16); the depth is 1.25 bdp,
+		 * rounded up, plus one.
+		 */
+		rate_x16k = (s->win_sectors << 14) / s->win_busy_ns;
+		bdp = rate_x16k * lat / s->avg_sectors;
+		bdp = bdp * 5 / 4;
+		s->depth = (u32)min_u64((bdp + 1023) / 1024 + 1, 1u << 16);
+	}
+	s->lat_min_ns = s->lat_min_next;
+	s->lat_min_next = 0;
+	s->window_rqs = 0;
+	s->win_sectors = 0;
+	s->win_busy_ns = 0;
+}
+
+u64 cfqx_sched_service(struct cfqx_sched_group *g, u64 now)
+{
+	u64 epoch = cfqx_epoch(now);
+
+	g->service_ns = cfqx_service_decay(g->service_ns, g->service_epoch,
+					   epoch);
+	g->service_epoch = epoch;
+	return g->service_ns;
+}
+
+/* A sync group just emptied: anticipate it for about its think time. */
+static void anticipate(struct cfqx_sched *s, struct cfqx_sched_group *g,
+		       const struct cfqx_policy *p, u64 now)
+{
+	u64 max = (u64)p->slice_idle * 1000, think, window;
+
+	g->idle_since = now;
+	if (!max || !g->last_sync)
+		return;
+	if (g->think_samples < 2) {
+		window = max;
+	} else {
+		think = g->think_ns >> CFQX_EWMA_SHIFT;
+		if (think > max)
+			return;
+		window = min_u64(max, 2 * think + s->lat_min_ns);
+	}
+	g->anticipate_until = now + window;
+}
+
+bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+			 const struct cfqx_policy *p, u64 now)
+{
+	struct cfqx_sched_group *g = r->group;
+	u64 lat, took, start;
+	bool kick;
+
+	if (r->state != CFQX_SRQ_DISPATCHED)
+		return false;
+	r->state = CFQX_SRQ_IDLE;
+	lat = now > r->dispatch_ns ? now - r->dispatch_ns : 0;
+	/* Exclusive device time: since the later of dispatch and the
+	 * previous completion. */
+	start = max_u64(r->dispatch_ns, s->last_complete_ns);
+	took = now > start ? now - start : 0;
+	s->last_complete_ns = now;
+	if (s->dev.rotational) {
+		g->vtime = g->vtime + took > r->charge ?
+			g->vtime + took - r->charge : 0;
+		g->charged += took;
+		g->charged -= min_u64(g->charged, r->charge);
+		s->avg_cost = ewma(s->avg_cost, took);
+	} else {
+		s->avg_cost = ewma(s->avg_cost, r->charge);
+	}
+	cfqx_sched_service(g, now);
+	g->service_ns += took;
+	g->in_flight--;
+	s->in_flight--;
+	learn_device(s, r, lat, now);
+	if (!group_queued(g) && !g->in_flight) {
+		anticipate(s, g, p, now);
+		if (!g->anticipate_until)
+			group_deactivate(s, g);
+	}
+	/* A slot is free: a hold may not apply any more. */
+	WRITE_ONCE(s->hold_until, 0);
+	s->st.completed++;
+	kick = s->refused && s->nr_queued;
+	if (kick)
+		s->refused = 0;
+	return kick;
+}
+
+void cfqx_sched_requeue(struct cfqx_sched *s, struct cfqx_sched_rq *r)
+{
+	struct cfqx_sched_group *g = r->group;
+
+	if (r->state != CFQX_SRQ_DISPATCHED)
+		return;
+	r->state = CFQX_SRQ_IDLE;
+	/* Not served after all: give the charge back. */
+	g->vtime -= min_u64(g->vtime, r->charge);
+	g->charged -= min_u64(g->charged, r->charge);
+	g->in_flight--;
+	s->in_flight--;
+	s->st.requeued++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Admission */
+
+bool cfqx_sched_may_queue(const struct cfqx_sched *s,
+			  const struct cfqx_sched_group *g, bool write,
+			  const struct cfqx_policy *p, u32 nr_requests)
+{
+	return g->allocated[write] < cfqx_queue_limit(nr_requests, s->nr_busy,
+						      p->queued, p->max_queued);
+}

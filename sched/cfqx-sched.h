@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The cfqx scheduling core: every decision the cfqx elevator makes, as
+ * plain C with no kernel or libc dependency, compiled unchanged into the
+ * module (kmod/) and into the deterministic simulator (`cfqx sim`, user/sim*)
+ * and the unit tests.  The caller owns the locking (one lock around every
+ * call for a device), the clock (`now` in ns, any monotonic origin), the
+ * memory (groups and requests are embedded in the caller's objects) and the
+ * mapping from its requests and processes to the core's.
+ *
+ * What the core decides (see cfqx-sched.c for the rules and their why):
+ *
+ *   insert      a request joins its group's sector-sorted queue and FIFO;
+ *   dispatch    which request goes to the device next, or none now (and
+ *               until when), from: FIFO expiry, the group order (virtual
+ *               service), the contended dispatch depth, anticipation, and
+ *               the one-way elevator with small backward seeks inside the
+ *               chosen group;
+ *   complete    charges the group, learns the device (latency, throughput,
+ *               bandwidth-delay product) and the group (think time), and
+ *               opens an anticipation window;
+ *   admission   how many requests a group may allocate (2.6.10 may_queue).
+ *
+ * Units: sectors are 512 bytes; times are ns.
+ */
+#ifndef CFQX_SCHED_H
+#define CFQX_SCHED_H
+
+#include "cfqx-sched-env.h"
+#include <cfqx/cfq.h>
+
+/* Intrusive doubly linked list (circular, with a head node). */
+struct cfqx_link {
+	struct cfqx_link *next, *prev;
+};
+
+enum cfqx_sched_dir { CFQX_SCHED_ASYNC = 0, CFQX_SCHED_SYNC = 1 };
+
+/* Where a request is, from the core's point of view. */
+enum cfqx_sched_rq_state {
+	CFQX_SRQ_IDLE = 0,	/* known to the core, not queued */
+	CFQX_SRQ_QUEUED,	/* in its group's sort queue and FIFO */
+	CFQX_SRQ_DISPATCHED,	/* handed to the device, in flight */
+};
+
+struct cfqx_sched_group;
+
+/* One request.  The caller fills it with cfqx_sched_rq_init(). */
+struct cfqx_sched_rq {
+	struct cfqx_link sort;		/* group's queue, ascending sector */
+	struct cfqx_link fifo;		/* group's FIFO, arrival order */
+	struct cfqx_sched_group *group;
+	void *owner;			/* the caller's request */
+	u64 sector;			/* first sector */
+	u32 sectors;			/* length in sectors */
+	u8 sync;			/* CFQX_SCHED_SYNC / _ASYNC */
+	u8 write;			/* admission direction: 0 read, 1 write */
+	u8 state;			/* enum cfqx_sched_rq_state */
+	u8 head;			/* on sched->head (requeued at head) */
+	u64 deadline_ns;		/* FIFO expiry (queued) */
+	u64 dispatch_ns;		/* when dispatched */
+	u64 charge;			/* cost charged at dispatch */
+};
+
+/* One group (queue): a process, process group, user, group or cgroup. */
+struct cfqx_sched_group {
+	struct cfqx_link active;	/* sched->active while active */
+	struct cfqx_link sort[2];	/* by sector, [CFQX_SCHED_ASYNC/SYNC] */
+	struct cfqx_link fifo[2];	/* by arrival */
+	u32 queued[2];
+	u32 in_flight;
+	u32 allocated[2];		/* held by the caller, [0 read, 1 write] */
+	u8 on_active;
+	u8 last_sync;			/* direction of its last request */
+	u8 pad[2];
+
+	u64 vtime;			/* virtual service, cost units */
+	u64 service_ns;			/* 2.6.10 service_used (decayed) */
+	u64 service_epoch;		/* second of the last decay */
+	u64 dispatched;			/* requests, since init */
+	u64 charged;			/* cost units, since init */
+
+	u64 idle_since;			/* went empty at (0: not empty) */
+	u64 think_ns;			/* EWMA of empty -> next request */
+	u32 think_samples;
+	u32 pad2;
+	u64 anticipate_until;		/* 0: not anticipated */
+};
+
+/* What the caller tells the core about the device. */
+struct cfqx_sched_device {
+	u32 tags;			/* requests the device takes at once */
+	u8 rotational;			/* cost in device time, not bytes */
+};
+
+struct cfqx_sched_stats {
+	u64 inserted;
+	u64 dispatched;
+	u64 fifo_expired;
+	u64 depth_full;			/* dispatch refused: contended depth */
+	u64 idle_hold;			/* dispatch refused: anticipation */
+	u64 idle_hit;			/* anticipated group came back in time */
+	u64 idle_expired;		/* ... or did not */
+	u64 requeued;
+	u64 completed;
+	u64 merged;			/* requests merged into another */
+	u64 merged_cross;		/* ... of another group (charged to it) */
+};
+
+/* One device's scheduler state. */
+struct cfqx_sched {
+	struct cfqx_link active;	/* groups queued, in flight or anticipated */
+	struct cfqx_link head;		/* requeued at-head requests, first out */
+	struct cfqx_sched_device dev;
+	u32 nr_active;
+	u32 nr_busy;			/* groups with queued requests */
+	u32 nr_queued;
+	u32 in_flight;
+	u32 depth;			/* contended depth, learned */
+	u32 depth_eff;			/* ... clamped by policy and tags */
+	u32 nr_head;
+	u32 window_rqs;			/* completions in the measuring window */
+	u8 refused;			/* a dispatch was refused: kick on completion */
+	u8 pad[7];
+	u64 last_sector;		/* end of the last dispatch */
+	u64 next_fifo_check;
+	u64 hold_until;			/* anticipation hold ends (0: none) */
+	u64 vclock;			/* virtual time of the last dispatch */
+
+	/* Device model, learned from completions (see cfqx-sched.c). */
+	u64 lat_min_ns;			/* windowed minimum dispatch->complete */
+	u64 lat_min_next;		/* minimum in the current window */
+	u64 win_sectors;		/* completed in the window */
+	u64 win_busy_ns;		/* time with requests in flight */
+	u64 busy_since;			/* device busy since (in_flight > 0) */
+	u64 avg_sectors;		/* EWMA request size, sectors x 16 */
+	u64 avg_cost;			/* EWMA charge per request, x 16 */
+	u64 last_complete_ns;		/* for exclusive device time */
+
+	struct cfqx_sched_stats st;
+};
+
+/* Set-up. */
+void cfqx_sched_init(struct cfqx_sched *s, const struct cfqx_sched_device *d);
+void cfqx_sched_set_tags(struct cfqx_sched *s, u32 tags);
+void cfqx_sched_group_init(struct cfqx_sched_group *g);
+void cfqx_sched_rq_init(struct cfqx_sched_rq *r, struct cfqx_sched_group *g,
+			u64 sector, u32 sectors, bool sync, bool write,
+			void *owner);
+
+/* A group the caller may free: nothing queued, in flight or anticipated. */
+bool cfqx_sched_group_idle(const struct cfqx_sched_group *g);
+/* Drop a group from the core's lists (before the caller frees it). */
+void cfqx_sched_group_forget(struct cfqx_sched *s, struct cfqx_sched_group *g);
+
+/* Queueing. */
+void cfqx_sched_insert(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+		       const struct cfqx_policy *p, u64 now);
+/* A requeued request that must go out before anything else. */
+void cfqx_sched_insert_head(struct cfqx_sched *s, struct cfqx_sched_rq *r);
+void cfqx_sched_remove(struct cfqx_sched *s, struct cfqx_sched_rq *r);
+/* r's extent changed (a bio merged into it): re-sort it. */
+void cfqx_sched_resize(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+		       u64 sector, u32 sectors);
+/* r absorbed next (same group, both queued): next leaves, r keeps the
+ * earlier deadline and FIFO place. */
+void cfqx_sched_merge(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+		      struct cfqx_sched_rq *next);
+/* A queued request of @g, direction @sync, starting at @sector (front
+ * merge) or, with @end, ending at @sector (back merge). */
+struct cfqx_sched_rq *cfqx_sched_find(struct cfqx_sched_group *g, bool sync,
+				      u64 sector, bool end);
+/* The queued request after / before @r in its group's sector order. */
+struct cfqx_sched_rq *cfqx_sched_next(struct cfqx_sched_rq *r);
+struct cfqx_sched_rq *cfqx_sched_prev(struct cfqx_sched_rq *r);
+
+/*
+ * Dispatch: the next request (removed from its queue, counted in flight),
+ * or NULL.  On NULL, *wake_at is when the answer may change without a new
+ * request or completion (an anticipation window ends), else 0.
+ */
+struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
+					  const struct cfqx_policy *p, u64 now,
+					  u64 *wake_at);
+/* Would cfqx_sched_dispatch() return a request now?  Reads only. */
+bool cfqx_sched_has_work(const struct cfqx_sched *s, u64 now);
+
+/*
+ * Completion of a dispatched request (whole request, success or error).
+ * Returns true when a dispatch was refused since and there is work now:
+ * the caller re-runs its dispatch (the kernel marks a restart instead).
+ */
+bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+			 const struct cfqx_policy *p, u64 now);
+/* The caller is done with @r (freed): admission slot returned. */
+void cfqx_sched_release(struct cfqx_sched *s, struct cfqx_sched_rq *r);
+/* A dispatched request came back undone: idle again (re-insert it). */
+void cfqx_sched_requeue(struct cfqx_sched *s, struct cfqx_sched_rq *r);
+
+/* Admission: may @g allocate one more request now (2.6.10 may_queue)? */
+bool cfqx_sched_may_queue(const struct cfqx_sched *s,
+			  const struct cfqx_sched_group *g, bool write,
+			  const struct cfqx_policy *p, u32 nr_requests);
+
+/* The contended dispatch depth the core would apply now (for display). */
+u32 cfqx_sched_depth(const struct cfqx_sched *s, const struct cfqx_policy *p);
+/* Decayed 2.6.10 service_used of @g at @now (ns of device time). */
+u64 cfqx_sched_service(struct cfqx_sched_group *g, u64 now);
+
+#endif /* CFQX_SCHED_H */
