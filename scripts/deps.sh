@@ -12,7 +12,7 @@ PACKAGES=(
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
 	linux-source-6.12
 	qemu-system-x86 busybox-static cpio xz-utils kmod
-	fio udev util-linux procps jq gnuplot-nox bpftrace
+	fio udev util-linux e2fsprogs procps jq gnuplot-nox bpftrace
 )
 
 missing=()

@@ -4,21 +4,51 @@
 # listener (uevent-listen: sender must be the kernel, port 0, uid 0)
 # receives exactly the documented uevent after
 #   1. a policy switch (`cfqx policy uid`), and
-#   2. a reader starved behind a writer flood (fifo_expire_sync 1 ms),
+#   2. a reader starved behind writers (waited past fifo_expire_sync,
+#      500 ms, the 2.6.10 default),
 # each raised by `cfqx run` through the sysfs transport; then the same
 # policy uevent again through the netlink transport (wire format injected
 # into the host network namespace's uevent socket).
 # It runs in a private mount namespace with its own bpffs, so its cfqx
 # instance (pinned at the usual /sys/fs/bpf/cfqx) neither sees nor
 # disturbs one that is already loaded on the host.
+#
+# How step 2 makes the starvation certain, on any machine: the loop
+# device's backing file lives on an ext4 file system of the test's own,
+# which the test freezes (fsfreeze).  The loop worker then blocks every
+# write in sb_start_write (kiocb_start_write), so direct writes hold the
+# device's driver tags until the thaw; with all tags held, mq-deadline
+# must keep the reader's read in the scheduler, allocated (block_getrq,
+# where cfqx starts the queue clock) but not issued.  The test waits, in
+# bounded loops that fail with what they saw, until the writers hold
+# every tag and until cfqx's own groups map shows the reader's request
+# queued and not issued; it then holds the device for longer than
+# fifo_expire_sync and checks the request is still queued before the
+# thaw.  The sleep is a lower bound on the wait, not a guess: nothing can
+# be dispatched while the backing store is frozen.  The device is real,
+# the wait is real and it is measured by the real BPF accounting
+# (block_getrq -> block_rq_issue), whatever the device's or CPU's speed.
+# The alternatives were weaker here: the host kernel has no
+# device-mapper (no dm-delay, no `dmsetup suspend`) and loads no modules
+# (no null_blk); a threshold derived from measured queue times cannot go
+# below 1 ms, which a fast loop device beats.
 if [ -z "${CFQX_EV_PRIVATE_BPFFS:-}" ]; then
 	exec unshare -m --propagation private \
 		env CFQX_EV_PRIVATE_BPFFS=1 bash "$0" "$@"
 fi
 mount -t bpf bpf /sys/fs/bpf || { echo "FAIL: cannot mount a private bpffs"; exit 1; }
 . "$(dirname "$0")/lib.sh"
-img=$STATE/disk.img
-truncate -s 1G "$img"
+# The backing store: a file on an ext4 file system that only this test
+# uses, so that step 2 can freeze it (see the header).
+truncate -s 320M "$STATE/fs.img"
+mkfs.ext4 -q -F "$STATE/fs.img" || { echo "FAIL: mkfs.ext4"; exit 1; }
+fsloop=$(losetup -f --show "$STATE/fs.img") || exit 1
+on_exit "losetup -d $fsloop"
+mkdir "$STATE/fs"
+mount -t ext4 "$fsloop" "$STATE/fs" || { echo "FAIL: cannot mount the backing ext4"; exit 1; }
+on_exit "umount $STATE/fs"
+img=$STATE/fs/disk.img
+truncate -s 256M "$img"
 loop=$(losetup -f --show "$img") || exit 1
 on_exit "losetup -d $loop"
 name=${loop#/dev/}
@@ -30,13 +60,19 @@ devpath=$(readlink -f /sys/class/block/$name); devpath=${devpath#/sys}
 on_exit "$CFQX unload"
 
 listen() {	# listen OUT MATCH...: background listener, ready when it returns
-	local out=$1
+	local out=$1 i
 	shift
 	rm -f "$out.ready"
-	"$BIN/uevent-listen" --timeout 30 --ready "$out.ready" "$@" > "$out" &
+	"$BIN/uevent-listen" --timeout 60 --ready "$out.ready" "$@" > "$out" &
 	LPID=$!
 	on_exit "kill $LPID"
-	for _ in $(seq 50); do [ -e "$out.ready" ] && break; sleep 0.1; done
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$out.ready" ] && return 0
+		kill -0 $LPID 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "FAIL: uevent-listen not ready (exited, or 30 s passed)"
+	exit 1
 }
 
 start_run() {	# start_run STATE-SUBDIR [ARGS]
@@ -96,28 +132,71 @@ eq "listener got the policy uevent" $? 0
 cat "$STATE/policy.ev"
 check_policy_uevent "$STATE/policy.ev" 0 2 "policy tgid->uid"
 
-# ---- 2. starvation of a reader behind a writer flood.  mq-deadline
-# holds requests in the scheduler, so a reader queues behind 8 writers'
-# 4 MiB direct writes; fifo_expire_sync 1 ms makes that starvation.
+# ---- 2. starvation of a reader behind writers that hold the device (see
+# the header): freeze the backing ext4, let 8 direct writers take every
+# driver tag, then the reader's read waits in mq-deadline.  Requests are
+# cut at max_sectors_kb 64, so a writer's bs sets how many it queues:
+# all together a few more than the driver tags (writers stay busy in the
+# scheduler too), fewer than the scheduler's nr_requests (the reader must
+# get a scheduler request, or it would wait before block_getrq, unseen).
+expire_ms=500
+hold_ms=$((expire_ms + 200))
 echo mq-deadline > /sys/block/$name/queue/scheduler
-"$CFQX" policy tgid --fifo-expire-sync 1 > /dev/null
+max_kb=$(cat /sys/block/$name/queue/max_sectors_kb)
+echo 64 > /sys/block/$name/queue/max_sectors_kb
+on_exit "echo $max_kb > /sys/block/$name/queue/max_sectors_kb"
+"$CFQX" policy tgid --fifo-expire-sync $expire_ms > /dev/null
+tags=0
+for t in /sys/block/$name/mq/*/nr_tags; do tags=$((tags + $(cat "$t"))); done
+per_writer=$(( (tags + 7) / 8 + 1 ))
+nr_rq=$(cat /sys/block/$name/queue/nr_requests)
+[ "$nr_rq" -gt $((8 * per_writer)) ] ||
+	{ echo "FAIL: nr_requests $nr_rq leaves no room for the reader beside $((8 * per_writer)) writes"; exit 1; }
 # The reader's pid is known before it runs: a shell that waits, then
 # execs dd (same pid, comm "dd").
 mkfifo "$STATE/go"
-sh -c "read x < '$STATE/go'; exec dd if='$loop' of=/dev/null bs=4k count=5000 iflag=direct status=none" &
+sh -c "read x < '$STATE/go'; exec dd if='$loop' of=/dev/null bs=4k count=1 iflag=direct status=none" &
 rpid=$!
-listen "$STATE/starved.ev" --match SYNTH_ARG_CFQXEVENT=starved \
-	--match "DEVPATH=$devpath" --match "SYNTH_ARG_CFQXID=$rpid" \
-	--match SYNTH_ARG_CFQXGROUPBY=tgid
+on_exit "kill $rpid"
+fsfreeze -f "$STATE/fs" || { echo "FAIL: cannot freeze the backing ext4"; exit 1; }
+on_exit "fsfreeze -u $STATE/fs"
 wpids=()
 for i in 1 2 3 4 5 6 7 8; do
-	dd if=/dev/zero of="$loop" bs=4M count=25 seek=$((i * 25)) \
+	dd if=/dev/zero of="$loop" bs=$((per_writer * 64))k count=1 seek=$i \
 		oflag=direct conv=notrunc status=none &
 	wpids+=($!)
 done
-on_exit "kill ${wpids[*]}"
-sleep 0.2
+# thaw before reaping the writers (they are in D state until then)
+on_exit "kill ${wpids[*]}; fsfreeze -u $STATE/fs; wait ${wpids[*]}"
+writes_held() { read -r _ w < /sys/block/$name/inflight; echo "$w"; }
+for ((i = 0; i < 300; i++)); do
+	[ "$(writes_held)" -ge "$tags" ] && break
+	sleep 0.1
+done
+[ "$(writes_held)" -ge "$tags" ] ||
+	{ echo "FAIL: writers hold $(writes_held) of $tags driver tags after 30 s"; exit 1; }
+say "writers hold all $tags driver tags"
+reader() {	# the reader's group in cfqx's groups map, as JSON
+	"$CFQX" stats --json | jq -c --arg d "$name" --argjson id "$rpid" \
+		'[.devices[] | select(.name == $d) | .groups[] |
+		  select(.group_by == "tgid" and .id == $id)] | first // {}'
+}
+listen "$STATE/starved.ev" --match SYNTH_ARG_CFQXEVENT=starved \
+	--match "DEVPATH=$devpath" --match "SYNTH_ARG_CFQXID=$rpid" \
+	--match SYNTH_ARG_CFQXGROUPBY=tgid
 echo go > "$STATE/go"
+for ((i = 0; i < 300; i++)); do
+	[ "$(reader | jq '.queued // 0')" -ge 1 ] && break
+	sleep 0.1
+done
+r=$(reader)
+[ "$(jq '.queued // 0' <<< "$r")" -ge 1 ] ||
+	{ echo "FAIL: the reader's request is not queued after 30 s: $r"; exit 1; }
+eq "reader's request queued, not issued" "$(jq -c '[.queued, .issued]' <<< "$r")" "[1,0]"
+sleep "$(printf '%d.%03d' $((hold_ms / 1000)) $((hold_ms % 1000)))"
+r=$(reader)
+eq "reader still waiting after ${hold_ms} ms" "$(jq -c '[.queued, .issued]' <<< "$r")" "[1,0]"
+check "thawed the backing ext4" fsfreeze -u "$STATE/fs"
 wait $LPID
 lrc=$?
 wait $rpid "${wpids[@]}"
@@ -132,17 +211,23 @@ eq "starved: CFQXDEV" "$(val "$f" SYNTH_ARG_CFQXDEV)" "$kdev"
 id=$(val "$f" SYNTH_ARG_CFQXID)
 eq "starved: CFQXID is the reader's pid" "$id" "$rpid"
 eq "starved: CFQXCOMM is hex of \"dd\"" "$(val "$f" SYNTH_ARG_CFQXCOMM)" 6464
-check "starved: CFQXVALUE (ns waited) > fifo_expire_sync (1 ms)" \
-	[ "$(val "$f" SYNTH_ARG_CFQXVALUE)" -gt 1000000 ]
+waited=$(val "$f" SYNTH_ARG_CFQXVALUE)
+check "starved: CFQXVALUE (ns waited) > fifo_expire_sync (${expire_ms} ms)" \
+	[ "${waited:-0}" -gt $((expire_ms * 1000000)) ]
+check "starved: CFQXVALUE (ns waited) >= the ${hold_ms} ms the device was held" \
+	[ "${waited:-0}" -ge $((hold_ms * 1000000)) ]
+check "starved: CFQXVALUE2 (busy groups) > 1" [ "$(val "$f" SYNTH_ARG_CFQXVALUE2)" -gt 1 ]
 eq "starved: keys" "$(keys "$f")" \
 	"$(echo $BLOCK_KEYS $SYNTH_KEYS SYNTH_ARG_CFQXCOMM SYNTH_UUID | tr ' ' '\n' | sort | tr '\n' ' ')"
-# The JSON log has the same event with the same incident UUID.
-uuid=$(val "$f" SYNTH_UUID)
-check "the JSON log has the starved event with incident $uuid" \
-	grep -q "\"event\":\"starved\".*\"incident\":\"$uuid\"" "$STATE/d1.jsonl"
 "$CFQX" policy --fifo-expire-sync 500 > /dev/null
 echo none > /sys/block/$name/queue/scheduler
 stop_run
+# The JSON log has the same event with the same incident UUID (checked
+# after the daemon exited: it flushes its JSON sink only when idle, maybe
+# after the uevent went out).
+uuid=$(val "$f" SYNTH_UUID)
+check "the JSON log has the starved event with incident $uuid" \
+	grep -q "\"event\":\"starved\".*\"incident\":\"$uuid\"" "$STATE/d1.jsonl"
 c=$STATE/d1/daemon.json
 cat "$c"
 eq "daemon: read == valid + malformed + unknown_kind + kfifo_full" "$(j .read "$c")" \
