@@ -694,6 +694,7 @@ static __always_inline void charge_issue(struct request *rq,
 	slot = cfqx_hist_slot(waited);
 	if (slot < CFQX_HIST_SLOTS)
 		__sync_fetch_and_add(&g->qtime_hist[slot], 1);
+	__sync_fetch_and_add(&g->qtime_sum_ns, waited);
 
 	if (waited > deadline) {
 		__sync_fetch_and_add(&g->deadline_miss[rec->dir & 1], 1);
@@ -897,6 +898,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	slot = cfqx_hist_slot(service);
 	if (slot < CFQX_HIST_SLOTS)
 		__sync_fetch_and_add(&g->stime_hist[slot], 1);
+	__sync_fetch_and_add(&g->stime_sum_ns, service);
 	lat = now - rec.submit_ns;
 	if (lat > g->max_lat_ns)
 		g->max_lat_ns = lat;

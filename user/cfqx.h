@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <linux/types.h>
 #include <cfqx/cfq.h>
 
@@ -108,6 +109,14 @@ int cfqx_policy_validate(const struct cfqx_policy *p, char *err,
 			 size_t errlen);
 /* Strict unsigned parse: whole string, decimal, <= max. */
 int cfqx_parse_u32(const char *s, __u32 max, __u32 *out);
+/*
+ * Listen address "ADDR:PORT", "[IPV6]:PORT", ":PORT" or "PORT" (the last
+ * two and "localhost" mean 127.0.0.1) -> socket address; *loopback tells
+ * whether only this host can reach it.  0, or -1 with a reason in @err.
+ */
+int cfqx_parse_listen_addr(const char *arg, struct sockaddr_storage *ss,
+			   socklen_t *len, bool *loopback, char *err,
+			   size_t errlen);
 
 /* ---- format.c: pure output formatting ------------------------------ */
 
@@ -154,6 +163,16 @@ extern const char *const cfqx_stat_names[CFQX_STAT_NR];
 /* Snapshot JSON (`cfqx stats --json`, schema in the README). */
 void cfqx_stats_json(FILE *f, const struct cfqx_snapshot *s);
 void cfqx_stats_text(FILE *f, const struct cfqx_snapshot *s);
+/* "tgid" .. "cgroup", "invalid" out of range. */
+const char *cfqx_group_by_str(__u32 by);
+/* Kernel name of @dev in the snapshot ("loop0"), "?" if not there. */
+const char *cfqx_snapshot_dev_name(const struct cfqx_snapshot *s, __u32 dev);
+/* Fair dispatches x1000 the group was entitled to, as of the snapshot. */
+__u64 cfqx_group_entitled(const struct cfqx_snapshot *s,
+			  const struct cfqx_group_row *g);
+/* CFQ v2 service_used of the group decayed to the snapshot's time. */
+__u64 cfqx_group_service_ns(const struct cfqx_snapshot *s,
+			    const struct cfqx_group_row *g);
 /* Display label of a group: "uid 1000 (alice)", "kthread 123 (kworker)" */
 void cfqx_group_label(const struct cfqx_group_row *g, char *buf, size_t len);
 
@@ -176,6 +195,33 @@ void cfqx_top_print(FILE *f, const struct cfqx_snapshot *cur,
 		    const struct cfqx_top_row *rows, int n, double secs);
 void cfqx_top_json(FILE *f, const struct cfqx_snapshot *cur,
 		   const struct cfqx_top_row *rows, int n, double secs);
+
+/* ---- prom.c: Prometheus text exposition format 0.0.4 --------------- */
+
+/* Every cfqx metric of the snapshot (`cfqx stats --prometheus`). */
+void cfqx_prom_write(FILE *f, const struct cfqx_snapshot *s);
+/* "# HELP" and "# TYPE" lines of one metric family. */
+void cfqx_prom_family(FILE *f, const char *name, const char *type,
+		      const char *help);
+/* A family with one unlabelled counter sample. */
+void cfqx_prom_counter(FILE *f, const char *name, const char *help,
+		       __u64 value);
+/* A label value, escaped, invalid UTF-8 bytes as '?'. */
+void cfqx_prom_label_value(FILE *f, const char *s);
+
+/* ---- metrics.c: the /metrics HTTP endpoint of `cfqx run` ---------- */
+
+struct cfqx_metrics;
+/* Appends caller-specific metrics to each /metrics answer. */
+typedef void (*cfqx_metrics_extra_fn)(FILE *f, void *arg);
+/* Listens on @ss and serves /metrics from a thread (started with the
+ * caller's signal mask).  NULL with a reason in @err. */
+struct cfqx_metrics *cfqx_metrics_start(const struct sockaddr_storage *ss,
+					socklen_t len,
+					cfqx_metrics_extra_fn extra, void *arg,
+					char *err, size_t errlen);
+/* Stops the thread and closes the socket (NULL: nothing). */
+void cfqx_metrics_stop(struct cfqx_metrics *m);
 
 /* ---- snapshot.c: read the pinned maps ------------------------------ */
 int cfqx_snapshot_read(struct cfqx_snapshot *s);

@@ -5,7 +5,9 @@
  * first when none is pinned), runs the event pipeline (pipeline.c: ring
  * buffer -> kfifo -> notifier -> uevents and/or JSON lines) and writes its
  * counters to /run/cfqx/daemon.json every second and at exit, where
- * `cfqx status` shows them.  SIGINT/SIGTERM: stop reading the ring, drain
+ * `cfqx status` shows them.  With --metrics ADDR:PORT it also serves
+ * /metrics in the Prometheus text format (metrics.c), loopback only unless
+ * --metrics-public says otherwise.  SIGINT/SIGTERM: stop reading the ring, drain
  * and emit what was read, write the final counters, exit 0.
  */
 #include <errno.h>
@@ -49,7 +51,10 @@ static void run_usage(FILE *f)
 "  --once                drain what is in the ring buffer now, then exit\n"
 "  --maps DIR            pinned maps (" CFQX_PIN_MAPS ")\n"
 "  --state-dir DIR       where daemon.json goes (" CFQX_STATE_DIR ")\n"
-"  --no-load             adopt a pinned instance only, never load\n");
+"  --no-load             adopt a pinned instance only, never load\n"
+"  --metrics ADDR:PORT   serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+"                        (PORT or :PORT alone: 127.0.0.1; [::1]:PORT for IPv6)\n"
+"  --metrics-public      allow a --metrics address other hosts can reach\n");
 }
 
 static int parse_uint(const char *opt, const char *s, unsigned long max,
@@ -99,6 +104,25 @@ static int write_state(const char *dir, const struct cfqx_pipe_counters *c,
 	return rename(tmp, path) ? -errno : 0;
 }
 
+/* The pipeline's counters for /metrics, once the pipeline runs. */
+static const struct cfqx_pipe_counters *_Atomic metrics_pipe;
+
+static void pipe_metrics(FILE *f, void *arg)
+{
+	const struct cfqx_pipe_counters *c = atomic_load(&metrics_pipe);
+	char name[80];
+
+	(void)arg;
+	if (!c)
+		return;
+#define X(n)								\
+	snprintf(name, sizeof(name), "cfqx_daemon_%s_total", #n);	\
+	cfqx_prom_counter(f, name, "cfqx run event pipeline: " #n ".",	\
+			  atomic_load(&c->n));
+	CFQX_PIPE_COUNTERS(X)
+#undef X
+}
+
 int cfqx_cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -116,6 +140,8 @@ int cfqx_cmd_run(int argc, char **argv)
 		{ "maps", required_argument, NULL, 'm' },
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "no-load", no_argument, NULL, 'L' },
+		{ "metrics", required_argument, NULL, 'M' },
+		{ "metrics-public", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -130,6 +156,11 @@ int cfqx_cmd_run(int argc, char **argv)
 	struct cfqx_uevent_tx tx;
 	struct cfqx_pipe_counters fin;
 	struct cfqx_pipe *p;
+	struct cfqx_metrics *metrics = NULL;
+	struct sockaddr_storage maddr;
+	socklen_t maddr_len = 0;
+	const char *metrics_arg = NULL;
+	bool metrics_local = false, metrics_public = false;
 	char err[512];
 	int c, stats_fd = -1, no_load = 0, rc = 0, r, owner;
 	unsigned int fifo = 0;
@@ -195,6 +226,16 @@ int cfqx_cmd_run(int argc, char **argv)
 		case 'm': maps = optarg; break;
 		case 's': state = optarg; break;
 		case 'L': no_load = 1; break;
+		case 'M':
+			metrics_arg = optarg;
+			if (cfqx_parse_listen_addr(optarg, &maddr, &maddr_len,
+						   &metrics_local, err,
+						   sizeof(err))) {
+				fprintf(stderr, "cfqx run: --metrics %s\n", err);
+				return 2;
+			}
+			break;
+		case 'P': metrics_public = true; break;
 		case 'h': run_usage(stdout); return 0;
 		default:
 			fprintf(stderr, "cfqx run: bad option '%s' (see cfqx run --help)\n",
@@ -204,6 +245,20 @@ int cfqx_cmd_run(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "cfqx run: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (metrics_public && !metrics_arg) {
+		fprintf(stderr, "cfqx run: --metrics-public needs --metrics\n");
+		return 2;
+	}
+	if (metrics_arg && !metrics_local && !metrics_public) {
+		fprintf(stderr, "cfqx run: --metrics %s is reachable from other hosts; add --metrics-public to allow it\n",
+			metrics_arg);
+		return 2;
+	}
+	if (metrics_arg && strcmp(maps, CFQX_PIN_MAPS)) {
+		fprintf(stderr, "cfqx run: --metrics reads the maps in %s, not --maps %s\n",
+			CFQX_PIN_MAPS, maps);
 		return 2;
 	}
 	if (netns && transport != CFQX_UEVENT_NETLINK) {
@@ -250,12 +305,23 @@ int cfqx_cmd_run(int argc, char **argv)
 		o.tx = &tx;
 	}
 	cfqx_pipe_block_signals(&sigs);
+	if (metrics_arg) {
+		metrics = cfqx_metrics_start(&maddr, maddr_len, pipe_metrics,
+					     NULL, err, sizeof(err));
+		if (!metrics) {
+			fprintf(stderr, "cfqx run: --metrics %s: %s\n",
+				metrics_arg, err);
+			return 1;
+		}
+	}
 
 	p = cfqx_pipe_start(&o, err, sizeof(err));
 	if (!p) {
 		fprintf(stderr, "cfqx run: %s\n", err);
+		cfqx_metrics_stop(metrics);
 		return 1;
 	}
+	atomic_store(&metrics_pipe, cfqx_pipe_counters(p));
 	write_state(state, cfqx_pipe_counters(p), stats_fd, 1, maps);
 	while (!cfqx_pipe_done(p)) {
 		struct timespec second = { .tv_sec = 1 };
@@ -268,6 +334,9 @@ int cfqx_cmd_run(int argc, char **argv)
 		}
 		write_state(state, cfqx_pipe_counters(p), stats_fd, 1, maps);
 	}
+	/* the counters /metrics reads go away with the pipeline */
+	cfqx_metrics_stop(metrics);
+	atomic_store(&metrics_pipe, NULL);
 	r = cfqx_pipe_join(p, &fin);
 	if (r) {
 		fprintf(stderr, "cfqx run: reading the ring buffer failed: %s\n",

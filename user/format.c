@@ -101,7 +101,7 @@ double cfqx_mb(__u64 bytes)
 	return bytes / 1e6;
 }
 
-static const char *group_by_name(__u32 by)
+const char *cfqx_group_by_str(__u32 by)
 {
 	return by < CFQX_BY_NR ? cfqx_group_by_names[by] : "invalid";
 }
@@ -113,11 +113,11 @@ void cfqx_group_label(const struct cfqx_group_row *g, char *buf, size_t len)
 			 (uint64_t)g->key.id, g->name[0] ? g->name : "?");
 	else if (g->name[0])
 		snprintf(buf, len, "%s %" PRIu64 " (%s)",
-			 group_by_name(g->key.group_by), (uint64_t)g->key.id,
+			 cfqx_group_by_str(g->key.group_by), (uint64_t)g->key.id,
 			 g->name);
 	else
 		snprintf(buf, len, "%s %" PRIu64,
-			 group_by_name(g->key.group_by), (uint64_t)g->key.id);
+			 cfqx_group_by_str(g->key.group_by), (uint64_t)g->key.id);
 }
 
 static void hist_json(FILE *f, const char *name, const __u64 *h)
@@ -130,9 +130,8 @@ static void hist_json(FILE *f, const char *name, const __u64 *h)
 	fputc(']', f);
 }
 
-/* Entitlement of a group as of the snapshot (see cfq.h). */
-static __u64 group_entitled(const struct cfqx_snapshot *s,
-			    const struct cfqx_group_row *g)
+__u64 cfqx_group_entitled(const struct cfqx_snapshot *s,
+			  const struct cfqx_group_row *g)
 {
 	__u64 share = 0;
 	int i;
@@ -145,16 +144,21 @@ static __u64 group_entitled(const struct cfqx_snapshot *s,
 					 g->st.pending != 0);
 }
 
+__u64 cfqx_group_service_ns(const struct cfqx_snapshot *s,
+			    const struct cfqx_group_row *g)
+{
+	return cfqx_service_decay(g->st.service_used_ns, g->st.service_epoch,
+				  cfqx_epoch(s->ts_ns));
+}
+
 static void group_json(FILE *f, const struct cfqx_snapshot *s,
 		       const struct cfqx_group_row *g)
 {
 	const struct cfqx_group_stats *st = &g->st;
-	__u64 service = cfqx_service_decay(st->service_used_ns,
-					   st->service_epoch,
-					   cfqx_epoch(s->ts_ns));
+	__u64 service = cfqx_group_service_ns(s, g);
 
 	fprintf(f, "{\"group_by\":");
-	cfqx_json_str(f, group_by_name(g->key.group_by));
+	cfqx_json_str(f, cfqx_group_by_str(g->key.group_by));
 	fprintf(f, ",\"id\":%" PRIu64 ",\"kthread\":%s,\"name\":",
 		(uint64_t)g->key.id,
 		g->key.flags & CFQX_GF_KTHREAD ? "true" : "false");
@@ -184,7 +188,7 @@ static void group_json(FILE *f, const struct cfqx_snapshot *s,
 		(unsigned long long)cfqx_group_in_flight(st), st->issued,
 		st->lost,
 		st->pending ? "true" : "false",
-		(unsigned long long)group_entitled(s, g), st->over_budget,
+		(unsigned long long)cfqx_group_entitled(s, g), st->over_budget,
 		st->starved,
 		st->deadline_miss[CFQX_READ], st->deadline_miss[CFQX_WRITE],
 		st->seeks[CFQX_SEEK_FORWARD], st->seeks[CFQX_SEEK_BACK_NEAR],
@@ -382,7 +386,7 @@ int cfqx_top_rows(const struct cfqx_snapshot *prev,
 	return n;
 }
 
-static const char *dev_name(const struct cfqx_snapshot *s, __u32 dev)
+const char *cfqx_snapshot_dev_name(const struct cfqx_snapshot *s, __u32 dev)
 {
 	int i;
 
@@ -410,7 +414,7 @@ void cfqx_top_print(FILE *f, const struct cfqx_snapshot *cur,
 		cfqx_group_label(r->g, label, sizeof(label));
 		fprintf(f,
 			"%-8.8s %-34.34s %9.2f %10.2f %7.0f %5.0f%% %5.0f%% %8llu %8llu %5llu %-7s\n",
-			dev_name(cur, r->g->key.dev), label, r->rmbs, r->wmbs,
+			cfqx_snapshot_dev_name(cur, r->g->key.dev), label, r->rmbs, r->wmbs,
 			r->iops, r->share * 100, r->fair * 100,
 			(unsigned long long)r->p50_ns / 1000,
 			(unsigned long long)r->p99_ns / 1000,
@@ -424,15 +428,15 @@ void cfqx_top_json(FILE *f, const struct cfqx_snapshot *cur,
 	int i;
 
 	fprintf(f, "{\"interval\":%.3f,\"policy\":", secs);
-	cfqx_json_str(f, group_by_name(cur->policy.group_by));
+	cfqx_json_str(f, cfqx_group_by_str(cur->policy.group_by));
 	fprintf(f, ",\"groups\":[");
 	for (i = 0; i < n; i++) {
 		const struct cfqx_top_row *r = &rows[i];
 
 		fprintf(f, "%s{\"dev\":", i ? "," : "");
-		cfqx_json_str(f, dev_name(cur, r->g->key.dev));
+		cfqx_json_str(f, cfqx_snapshot_dev_name(cur, r->g->key.dev));
 		fprintf(f, ",\"group_by\":");
-		cfqx_json_str(f, group_by_name(r->g->key.group_by));
+		cfqx_json_str(f, cfqx_group_by_str(r->g->key.group_by));
 		fprintf(f, ",\"id\":%llu,\"kthread\":%s,\"name\":",
 			r->g->key.id,
 			r->g->key.flags & CFQX_GF_KTHREAD ? "true" : "false");

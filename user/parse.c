@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pure command-line parsing for cfqx: numbers and policy options.  No I/O,
- * no globals, so the unit tests run it without root.
+ * Pure command-line parsing for cfqx: numbers, policy options and listen
+ * addresses.  No I/O, no globals, so the unit tests run it without root.
  */
 #include <errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,5 +89,71 @@ int cfqx_policy_validate(const struct cfqx_policy *p, char *err,
 		snprintf(err, errlen, "bad %s value %u (out of range)",
 			 cfqx_policy_field_names[bad - 1],
 			 ((const __u32 *)p)[bad - 1]);
+	return -1;
+}
+
+int cfqx_parse_listen_addr(const char *arg, struct sockaddr_storage *ss,
+			   socklen_t *len, bool *loopback, char *err,
+			   size_t errlen)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	char host[64];
+	const char *port, *colon;
+	size_t hlen;
+	__u32 p;
+
+	memset(ss, 0, sizeof(*ss));
+	if (arg[0] == '[') {
+		colon = strstr(arg, "]:");
+		if (!colon) {
+			snprintf(err, errlen, "'%s' is not [ADDR]:PORT", arg);
+			return -1;
+		}
+		hlen = colon - arg - 1;
+		port = colon + 2;
+		arg++;
+	} else {
+		colon = strrchr(arg, ':');
+		hlen = colon ? (size_t)(colon - arg) : 0;
+		port = colon ? colon + 1 : arg;
+		if (colon && memchr(arg, ':', hlen)) {
+			snprintf(err, errlen,
+				 "'%s': write an IPv6 address as [ADDR]:PORT",
+				 arg);
+			return -1;
+		}
+	}
+	if (hlen >= sizeof(host)) {
+		snprintf(err, errlen, "address too long");
+		return -1;
+	}
+	memcpy(host, arg, hlen);
+	host[hlen] = 0;
+	if (cfqx_parse_u32(port, 65535, &p) || !p) {
+		snprintf(err, errlen, "bad port '%s' (1 .. 65535)", port);
+		return -1;
+	}
+	if (!host[0] || !strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(p);
+		*len = sizeof(*in4);
+		*loopback = (ntohl(in4->sin_addr.s_addr) >> 24) == 127;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		const struct in6_addr *a = &in6->sin6_addr;
+
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(p);
+		*len = sizeof(*in6);
+		*loopback = IN6_IS_ADDR_LOOPBACK(a) ||
+			(IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+		return 0;
+	}
+	snprintf(err, errlen, "bad address '%s' (a numeric IPv4 or [IPv6] address, or localhost)",
+		 host);
 	return -1;
 }

@@ -6,7 +6,8 @@ USER_SRCS := $(wildcard $(ROOT)/user/*.c)
 USER_OBJS := $(patsubst $(ROOT)/user/%.c,$(BUILD)/user/%.o,$(USER_SRCS)) \
 	$(BUILD)/user/cfqx-sched.o
 USER_HDRS := $(wildcard $(ROOT)/user/*.h $(ROOT)/include/cfqx/*.h) $(SCHED_HDRS)
-CFQX_PURE_SRCS := $(ROOT)/user/parse.c $(ROOT)/user/format.c $(ROOT)/user/devname.c
+CFQX_PURE_SRCS := $(ROOT)/user/parse.c $(ROOT)/user/format.c $(ROOT)/user/devname.c \
+	$(ROOT)/user/prom.c
 CFQX_LIBS := -lbpf -lelf -lz -lpthread
 CFQX_LINK_KFIFO := $(if $(wildcard $(ROOT)/kfifo/kfifo.mk),$(LIBKFIFO_A))
 

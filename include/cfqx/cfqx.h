@@ -174,6 +174,10 @@ struct cfqx_group_stats {
 	__u64 lost;			/* issued, completion never seen */
 	__u64 qtime_hist[CFQX_HIST_SLOTS];	/* queue: submit->issue */
 	__u64 stime_hist[CFQX_HIST_SLOTS];	/* service: issue->complete */
+	__u64 qtime_sum_ns;		/* sum of the queue times counted in
+					 * qtime_hist (a histogram's _sum) */
+	__u64 stime_sum_ns;		/* sum of the service times counted
+					 * in stime_hist */
 	__u64 max_lat_ns;		/* worst submit->complete */
 	__u64 service_used_ns;		/* CFQ v2, decayed >>3 per second */
 	__u64 service_epoch;		/* second of the last decay */
