@@ -53,6 +53,21 @@ finish() {
 	echo "all checks passed"
 	exit 0
 }
+# wait_until SECS WHAT CMD...: polls CMD every 0.1 s until it succeeds;
+# after SECS seconds prints "FAIL: WHAT did not happen in SECS s" and
+# exits (the test cannot go on).  For conditions a test must wait for:
+# never a fixed sleep that "should be enough".
+wait_until() {
+	local secs=$1 what=$2 i
+	shift 2
+	for ((i = 0; i < secs * 10; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	"$@" && return 0
+	echo "FAIL: $what did not happen in $secs s"
+	exit 1
+}
 # Waits until a jq condition on a JSON file holds (up to $3 seconds).
 wait_json() {
 	local file=$1 cond=$2 secs=${3:-30} i

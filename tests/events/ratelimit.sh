@@ -29,20 +29,22 @@ done
 check "bad input created no state directory" test ! -e "$STATE/bad"
 
 "$BIN/cfqx-storm" --maps "$MAPS" --create 1048576 --events 0 >/dev/null
-"$BIN/uevent-listen" --timeout 20 --ready "$STATE/ready" --count 6 \
+"$BIN/uevent-listen" --timeout 60 --ready "$STATE/ready" --count 6 \
 	--match "DEVPATH=$devpath" --match SYNTH_ARG_CFQXID=1000 > "$STATE/ev" &
 lpid=$!
 on_exit "kill $lpid"
-for _ in $(seq 50); do [ -e "$STATE/ready" ] && break; sleep 0.1; done
+wait_until 30 "uevent-listen ready" test -e "$STATE/ready"
 "$CFQX" run --no-load --maps "$MAPS" --state-dir "$STATE/d" --dev "$name" &
 dpid=$!
 on_exit "kill -TERM $dpid"
-wait_json "$STATE/d/daemon.json" '.running == true' 10
+wait_json "$STATE/d/daemon.json" '.running == true' 30 ||
+	{ echo "FAIL: cfqx run did not start in 30 s"; exit 1; }
 c=$STATE/d/daemon.json
 
 storm() { "$BIN/cfqx-storm" --maps "$MAPS" --dev "$devnum" "$@" >/dev/null; }
 storm --events 100 --per-trigger 100 --kind 4
-wait_json "$c" '.valid >= 100' 10
+wait_json "$c" '.valid >= 100' 30 ||
+	{ echo "FAIL: cfqx run did not take the 100 events in 30 s"; exit 1; }
 eq "burst: uevents sent" "$(j .uevents "$c")" 3
 eq "burst: suppressed and counted" "$(j .uevent_ratelimited "$c")" 97
 sleep 1.1

@@ -37,10 +37,9 @@ on_exit "rm -f /run/udev/rules.d/99-cfqx-test.rules"
 
 $UDEVD --debug > "$STATE/udevd.log" 2>&1 &
 upid=$!
-on_exit "kill $upid; sleep 0.3"
-for _ in $(seq 50); do [ -S /run/udev/control ] && break; sleep 0.1; done
-udevadm trigger --action=add "/sys/class/block/$name"
-udevadm settle -t 20
+on_exit "kill $upid; wait $upid"
+wait_until 30 "systemd-udevd listening on /run/udev/control" test -S /run/udev/control
+udevadm trigger --settle --action=add "/sys/class/block/$name"
 
 reads() { awk '{ print $1 }' "/sys/class/block/$name/stat"; }
 flush() { blockdev --flushbufs "$loop"; sync; }
@@ -48,11 +47,19 @@ flush() { blockdev --flushbufs "$loop"; sync; }
 check "udev created the by-uuid link on add" \
 	test -L /dev/disk/by-uuid/6c1e1b6a-cf9a-4e11-9b1e-0123456789ab
 
+# `udevadm settle` alone does not prove udev has taken a uevent (it may
+# not have read it from its socket yet).  Uevents the test triggers use
+# `udevadm trigger --settle`, which waits for those very events; for the
+# cfqx uevents (sent by cfqx run) the positive check polls the read
+# counter (bounded), the negative one waits for the test rule's command,
+# which udev runs after the rules (and any blkid probe) ran.
+reads_above() { [ "$(reads)" -gt "$1" ]; }
+fired_lines() { [ "$(cat "$fired" 2>/dev/null | wc -l)" -ge "$1" ]; }
+
 # 1. plain change: udev probes the disk
 flush
 r0=$(reads)
-echo change > "/sys/class/block/$name/uevent"
-udevadm settle -t 20
+udevadm trigger --settle --action=change "/sys/class/block/$name"
 r1=$(reads)
 say "plain change: reads $r0 -> $r1"
 check "a plain change uevent reads the device (blkid probe)" [ "$r1" -gt "$r0" ]
@@ -62,14 +69,15 @@ check "a plain change uevent reads the device (blkid probe)" [ "$r1" -gt "$r0" ]
 "$CFQX" run --no-load --maps "$MAPS" --state-dir "$STATE/d" --dev "$name" &
 dpid=$!
 on_exit "kill -TERM $dpid"
-wait_json "$STATE/d/daemon.json" '.running == true' 10
+wait_json "$STATE/d/daemon.json" '.running == true' 30 ||
+	{ echo "FAIL: cfqx run did not start in 30 s"; exit 1; }
 flush
 r2=$(reads)
 "$BIN/cfqx-storm" --maps "$MAPS" --events 1 --per-trigger 1 --kind 4 \
 	--dev "$devnum" >/dev/null
-wait_json "$STATE/d/daemon.json" '.uevents >= 1' 10
-udevadm settle -t 20
-sleep 0.5
+wait_json "$STATE/d/daemon.json" '.uevents >= 1' 30 ||
+	{ echo "FAIL: cfqx run sent no uevent in 30 s"; exit 1; }
+wait_until 30 "udev running the test rule's command for the cfqx uevent" fired_lines 1
 udevadm settle -t 20
 r3=$(reads)
 say "cfqx change: reads $r2 -> $r3"
@@ -80,7 +88,6 @@ check "udev saw the cfqx uevent (CFQX_EVENT=1 in its database)" \
 	bash -c "udevadm info -q property -n $loop | grep -qx CFQX_EVENT=1"
 
 # 3. the rule matching ENV{SYNTH_ARG_CFQXEVENT} fired with the keys
-for _ in $(seq 50); do [ -s "$fired" ] && break; sleep 0.1; done
 check "the ENV{SYNTH_ARG_CFQXEVENT}==\"starved\" rule ran its command" test -s "$fired"
 [ -s "$fired" ] && say "rule output: $(cat "$fired")"
 check "the command got device, CFQXID and CFQXVALUE from the uevent" \
@@ -93,8 +100,9 @@ flush
 r4=$(reads)
 "$BIN/cfqx-storm" --maps "$MAPS" --events 1 --per-trigger 1 --kind 4 \
 	--dev "$devnum" >/dev/null
-wait_json "$STATE/d/daemon.json" '.uevents >= 2' 10
-udevadm settle -t 20
+wait_json "$STATE/d/daemon.json" '.uevents >= 2' 30 ||
+	{ echo "FAIL: cfqx run sent no second uevent in 30 s"; exit 1; }
+wait_until 30 "a read of $name after the cfqx uevent without 59-cfqx.rules" reads_above "$r4"
 r5=$(reads)
 say "cfqx change without the rules file: reads $r4 -> $r5"
 check "without 59-cfqx.rules the cfqx uevent would read the device" [ "$r5" -gt "$r4" ]

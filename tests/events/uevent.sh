@@ -60,19 +60,14 @@ devpath=$(readlink -f /sys/class/block/$name); devpath=${devpath#/sys}
 on_exit "$CFQX unload"
 
 listen() {	# listen OUT MATCH...: background listener, ready when it returns
-	local out=$1 i
+	local out=$1
 	shift
 	rm -f "$out.ready"
 	"$BIN/uevent-listen" --timeout 60 --ready "$out.ready" "$@" > "$out" &
 	LPID=$!
 	on_exit "kill $LPID"
-	for ((i = 0; i < 300; i++)); do
-		[ -e "$out.ready" ] && return 0
-		kill -0 $LPID 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "FAIL: uevent-listen not ready (exited, or 30 s passed)"
-	exit 1
+	wait_until 30 "uevent-listen ready (bound to the uevent socket)" \
+		test -e "$out.ready"
 }
 
 start_run() {	# start_run STATE-SUBDIR [ARGS]
@@ -81,7 +76,7 @@ start_run() {	# start_run STATE-SUBDIR [ARGS]
 	"$CFQX" run --dev "$name" --state-dir "$st" --json "$st.jsonl" "$@" &
 	DPID=$!
 	on_exit "kill -TERM $DPID"
-	wait_json "$st/daemon.json" '.running == true' 10 ||
+	wait_json "$st/daemon.json" '.running == true' 30 ||
 		{ echo "FAIL: cfqx run did not start"; exit 1; }
 }
 stop_run() {
@@ -168,13 +163,8 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 # thaw before reaping the writers (they are in D state until then)
 on_exit "kill ${wpids[*]}; fsfreeze -u $STATE/fs; wait ${wpids[*]}"
-writes_held() { read -r _ w < /sys/block/$name/inflight; echo "$w"; }
-for ((i = 0; i < 300; i++)); do
-	[ "$(writes_held)" -ge "$tags" ] && break
-	sleep 0.1
-done
-[ "$(writes_held)" -ge "$tags" ] ||
-	{ echo "FAIL: writers hold $(writes_held) of $tags driver tags after 30 s"; exit 1; }
+tags_held() { read -r _ w < /sys/block/$name/inflight; [ "$w" -ge "$tags" ]; }
+wait_until 30 "writers holding all $tags driver tags" tags_held
 say "writers hold all $tags driver tags"
 reader() {	# the reader's group in cfqx's groups map, as JSON
 	"$CFQX" stats --json | jq -c --arg d "$name" --argjson id "$rpid" \
@@ -185,13 +175,9 @@ listen "$STATE/starved.ev" --match SYNTH_ARG_CFQXEVENT=starved \
 	--match "DEVPATH=$devpath" --match "SYNTH_ARG_CFQXID=$rpid" \
 	--match SYNTH_ARG_CFQXGROUPBY=tgid
 echo go > "$STATE/go"
-for ((i = 0; i < 300; i++)); do
-	[ "$(reader | jq '.queued // 0')" -ge 1 ] && break
-	sleep 0.1
-done
+reader_queued() { [ "$(reader | jq '.queued // 0')" -ge 1 ]; }
+wait_until 30 "the reader's request queued in cfqx's groups map" reader_queued
 r=$(reader)
-[ "$(jq '.queued // 0' <<< "$r")" -ge 1 ] ||
-	{ echo "FAIL: the reader's request is not queued after 30 s: $r"; exit 1; }
 eq "reader's request queued, not issued" "$(jq -c '[.queued, .issued]' <<< "$r")" "[1,0]"
 sleep "$(printf '%d.%03d' $((hold_ms / 1000)) $((hold_ms % 1000)))"
 r=$(reader)
