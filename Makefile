@@ -65,6 +65,10 @@ BPF_OBJ := $(BUILD)/cfqx.bpf.o
 CFQX_BIN := $(BUILD)/cfqx
 KMOD_KO := $(BUILD)/kmod/cfqx.ko
 TEST_BIN := $(BUILD)/tests
+# The scheduling core, compiled unchanged into the module, `cfqx sim` and
+# the unit tests.
+SCHED_SRCS := $(ROOT)/sched/cfqx-sched.c
+SCHED_HDRS := $(wildcard $(ROOT)/sched/*.h)
 ALL :=
 
 -include $(sort $(wildcard $(ROOT)/*/*.mk $(ROOT)/tests/*/*.mk))

@@ -12,7 +12,8 @@ KDIR ?= /usr/src/linux-headers-$(KMOD_ABI)
 KSRC_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 KMOD_BUILD := $(BUILD)/kmod
 KMOD_HDRS := $(BUILD)/kmod-hdrs
-KMOD_SRCS := $(wildcard $(ROOT)/kmod/*.c) $(ROOT)/kmod/Kbuild
+KMOD_SRCS := $(wildcard $(ROOT)/kmod/*.c $(ROOT)/kmod/*.h) $(ROOT)/kmod/Kbuild \
+	$(SCHED_SRCS) $(SCHED_HDRS)
 KMOD_DEPS := $(KMOD_SRCS) $(wildcard $(ROOT)/kmod/*.h) \
 	$(ROOT)/include/cfqx/cfqx.h $(ROOT)/include/cfqx/cfq.h
 

@@ -144,7 +144,7 @@ void cfqx_sched_init(struct cfqx_sched *s, const struct cfqx_sched_device *d)
 	if (!s->dev.tags)
 		s->dev.tags = 1;
 	s->depth = CFQX_INITIAL_DEPTH;
-	s->depth_eff = CFQX_INITIAL_DEPTH;
+	s->depth_eff = s->dev.tags;
 }
 
 void cfqx_sched_set_tags(struct cfqx_sched *s, u32 tags)
@@ -303,6 +303,7 @@ void cfqx_sched_insert(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	group_activate(s, g);
 	/* New work may end a hold: let dispatch decide again. */
 	WRITE_ONCE(s->hold_until, 0);
+	WRITE_ONCE(s->depth_eff, cfqx_sched_depth(s, p));
 	s->st.inserted++;
 }
 
@@ -409,23 +410,24 @@ struct cfqx_sched_rq *cfqx_sched_prev(struct cfqx_sched_rq *r)
 /* ------------------------------------------------------------------ */
 /* Dispatch */
 
-/* The contended depth: the device's bandwidth-delay product, plus one. */
-u32 cfqx_sched_depth(const struct cfqx_sched *s, const struct cfqx_policy *p)
-{
-	u32 d = s->depth;
-
-	if (d > p->max_depth)
-		d = p->max_depth;
-	if (d < 2)
-		d = 2;
-	if (d > s->dev.tags)
-		d = s->dev.tags;
-	return d;
-}
-
 static bool contended(const struct cfqx_sched *s)
 {
 	return s->nr_active >= 2;
+}
+
+/*
+ * Requests the device may have in flight now: max_depth and the tags
+ * always; while groups contend, also the learned depth (at least 2).
+ */
+u32 cfqx_sched_depth(const struct cfqx_sched *s, const struct cfqx_policy *p)
+{
+	u32 d = s->dev.tags;
+
+	if (contended(s) && s->depth < d)
+		d = s->depth < 2 ? 2 : s->depth;
+	if (d > p->max_depth)
+		d = p->max_depth;
+	return d;
 }
 
 /* The group's next request around s->last_sector (cfq_choose_req). */
@@ -600,7 +602,7 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 	}
 	depth = cfqx_sched_depth(s, p);
 	WRITE_ONCE(s->depth_eff, depth);
-	if (contended(s) && s->in_flight >= depth) {
+	if (s->in_flight >= depth) {
 		s->st.depth_full++;
 		s->refused = 1;
 		return NULL;
@@ -639,8 +641,9 @@ bool cfqx_sched_has_work(const struct cfqx_sched *s, u64 now)
 		return false;
 	if (READ_ONCE(s->nr_head))
 		return true;
-	if (READ_ONCE(s->nr_active) >= 2 &&
-	    READ_ONCE(s->in_flight) >= READ_ONCE(s->depth_eff))
+	/* depth_eff is as of the last dispatch; contention changes it, and
+	 * every change of contention comes with a run of the queue. */
+	if (READ_ONCE(s->in_flight) >= READ_ONCE(s->depth_eff))
 		return false;
 	hold = READ_ONCE(s->hold_until);
 	return !hold || now >= hold;
@@ -757,6 +760,7 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	}
 	/* A slot is free: a hold may not apply any more. */
 	WRITE_ONCE(s->hold_until, 0);
+	WRITE_ONCE(s->depth_eff, cfqx_sched_depth(s, p));
 	s->st.completed++;
 	kick = s->refused && s->nr_queued;
 	if (kick)

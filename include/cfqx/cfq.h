@@ -352,7 +352,7 @@ static inline int cfqx_policy_check(const struct cfqx_policy *p)
 
 #ifndef __VMLINUX_H__
 /* Names, for sysfs and the command line (not needed by BPF). */
-static const char *const cfqx_group_by_names[CFQX_BY_NR] = {
+static const char *const cfqx_group_by_names[CFQX_BY_NR] __attribute__((unused)) = {
 	[CFQX_BY_TGID] = "tgid",
 	[CFQX_BY_PGID] = "pgid",
 	[CFQX_BY_UID] = "uid",
@@ -361,14 +361,14 @@ static const char *const cfqx_group_by_names[CFQX_BY_NR] = {
 };
 
 /* Policy field names in layout order: cfqx_policy_check() - 1 indexes it. */
-static const char *const cfqx_policy_field_names[CFQX_POLICY_SIZE / 4] = {
+static const char *const cfqx_policy_field_names[CFQX_POLICY_SIZE / 4] __attribute__((unused)) = {
 	"group_by", "quantum", "queued", "max_queued",
 	"fifo_expire_sync", "fifo_expire_async", "fifo_batch_expire",
 	"back_seek_max", "back_seek_penalty", "max_depth", "slice_idle",
 	"event_rate",
 };
 
-static const char *const cfqx_event_names[CFQX_EV_NR] = {
+static const char *const cfqx_event_names[CFQX_EV_NR] __attribute__((unused)) = {
 	[CFQX_EV_POLICY] = "policy",
 	[CFQX_EV_BUSY] = "busy",
 	[CFQX_EV_IDLE] = "idle",

@@ -69,8 +69,8 @@ struct cfqx_policy {
 	__u32 fifo_batch_expire;/* 24: ms between FIFO checks (125) */
 	__u32 back_seek_max;	/* 28: KiB, longest backward seek (16384) */
 	__u32 back_seek_penalty;/* 32: backward distance multiplier (2) */
-	__u32 max_depth;	/* 36: cfqx: requests in flight at the device (4) */
-	__u32 slice_idle;	/* 40: cfqx: us to wait for a sync group (2000) */
+	__u32 max_depth;	/* 36: cfqx: most requests in flight at the device (1024) */
+	__u32 slice_idle;	/* 40: cfqx: longest wait for a sync group, us (8000) */
 	__u32 event_rate;	/* 44: events/s per device, group and kind (10) */
 };
 
@@ -85,8 +85,8 @@ struct cfqx_policy {
 #define CFQX_DEF_FIFO_BATCH_EXPIRE	125
 #define CFQX_DEF_BACK_SEEK_MAX		16384
 #define CFQX_DEF_BACK_SEEK_PENALTY	2
-#define CFQX_DEF_MAX_DEPTH		4
-#define CFQX_DEF_SLICE_IDLE		2000
+#define CFQX_DEF_MAX_DEPTH		1024	/* = the device's tags */
+#define CFQX_DEF_SLICE_IDLE		8000	/* CFQ v3's 8 ms */
 #define CFQX_DEF_EVENT_RATE		10
 
 #define CFQX_POLICY_DEFAULT {						\

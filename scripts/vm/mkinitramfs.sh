@@ -9,7 +9,7 @@ set -euo pipefail
 out=$1
 root_dir=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root_dir/build
-kver=${CFQX_VM_KVER:-$(basename "$(readlink -f /boot/vmlinuz-6.1*-amd64 | sort | tail -n1)" | sed 's/^vmlinuz-//')}
+kver=${CFQX_VM_KVER:-$(basename "$(ls /boot/vmlinuz-6.1.0-*-amd64 | sort -V | tail -n1)" | sed 's/^vmlinuz-//')}
 moddir=/lib/modules/$kver
 rootfs=$(mktemp -d "$build/vm/rootfs.XXXXXX")
 trap 'rm -rf "$rootfs"' EXIT

@@ -10,7 +10,7 @@ initrd=$1
 suite=$2
 timeout_s=${3:-600}
 root_dir=$(cd "$(dirname "$0")/../.." && pwd)
-kver=$(basename "$(readlink -f /boot/vmlinuz-6.1*-amd64 | sort | tail -n1)")
+kver=$(basename "$(ls /boot/vmlinuz-6.1.0-*-amd64 | sort -V | tail -n1)")
 kernel=${CFQX_VM_KERNEL:-/boot/$kver}
 log=$root_dir/build/vm/console-$suite.log
 mkdir -p "$(dirname "$log")"

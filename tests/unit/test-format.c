@@ -124,7 +124,7 @@ Test(format, policy_json_and_keys)
 		"\"max_queued\":64,\"fifo_expire_sync\":500,"
 		"\"fifo_expire_async\":5000,\"fifo_batch_expire\":125,"
 		"\"back_seek_max\":16384,\"back_seek_penalty\":2,"
-		"\"max_depth\":4,\"slice_idle\":2000,\"event_rate\":10}");
+		"\"max_depth\":1024,\"slice_idle\":8000,\"event_rate\":10}");
 	free(out);
 }
 

@@ -53,6 +53,11 @@ nullb_contended() {
 set_sched() { echo "$2" > /sys/block/$1/queue/scheduler; }
 cur_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/block/$1/queue/scheduler; }
 iosched() { echo /sys/block/$1/queue/iosched/$2; }
+# The elevator's counters and groups live in debugfs (no page limit).
+schedfile() {
+	grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
+	echo /sys/kernel/debug/block/$1/sched/$2
+}
 
 # jain X1 X2 ...: Jain's fairness index.
 jain() {

@@ -5,9 +5,14 @@
 load_modules || exit 10
 insmod /lib/modules/cfqx.ko || { echo "not ok - insmod cfqx.ko"; exit 11; }
 ok "insmod cfqx.ko"
+# cfqx.tests=t10,t20 on the kernel command line runs only those.
+only=$(sed -n 's/.*cfqx\.tests=\([a-z0-9_,-]*\).*/\1/p' /proc/cmdline | tr , ' ')
 failed=0
 for t in /tests/t[0-9]*.sh; do
 	name=$(basename $t .sh)
+	if [ -n "$only" ]; then
+		case " $only " in *" ${name%%-*} "*) ;; *) continue ;; esac
+	fi
 	echo "== $name"
 	start=$(date +%s)
 	sh $t

@@ -46,7 +46,7 @@ sync; echo 3 > /proc/sys/vm/drop_caches
 dd if=$loopdev of=/tmp/back bs=64k count=64 iflag=direct 2>/dev/null
 check "data written and read back through cfqx on $loop" cmp -s /tmp/pattern /tmp/back
 check "cfqx dispatched requests on $loop" \
-	[ "$(awk '/^dispatched/{print $2}' $(iosched $loop stats))" -gt 0 ]
+	[ "$(awk '/^dispatched/{print $2}' $(schedfile $loop stats))" -gt 0 ]
 set_sched $loop none
 losetup -d $loopdev; rm -f /tmp/loop.img /tmp/pattern /tmp/back
 
@@ -89,8 +89,8 @@ check "fio survived 10 scheduler switches under load (rc $frc)" [ $frc -eq 0 ]
 check "fio saw no I/O errors" [ "$(fio_errors $FIO_OUT/switch.json)" = 0 ]
 sync
 check "cfqx drained: nothing queued or in flight" \
-	[ "$(awk '/^queued|^in_flight/{s+=$2} END{print s}' $(iosched $dev stats))" = 0 ]
-say "stats: $(tr '\n' ' ' < $(iosched $dev stats))"
+	[ "$(awk '/^queued|^in_flight/{s+=$2} END{print s}' $(schedfile $dev stats))" = 0 ]
+say "stats: $(tr '\n' ' ' < $(schedfile $dev stats))"
 set_sched $dev mq-deadline
 check "back to mq-deadline" [ "$(cur_sched $dev)" = mq-deadline ]
 nullb_destroy nbbasic

@@ -34,10 +34,10 @@ done
 # All four must be queued behind A before A completes, else the order
 # proves nothing: say so instead of comparing.
 i=0
-while [ "$(awk '/^queued/{print $2}' $(iosched $dev stats))" != 4 ] && [ $i -lt 30 ]; do
+while [ "$(awk '/^queued/{print $2}' $(schedfile $dev stats))" != 4 ] && [ $i -lt 30 ]; do
 	sleep 0.05; i=$((i + 1))
 done
-queued=$(awk '/^queued/{print $2}' $(iosched $dev stats))
+queued=$(awk '/^queued/{print $2}' $(schedfile $dev stats))
 wait
 [ "$queued" = 4 ] || notok "set-up: only $queued of 4 reads queued while the first was in flight (guest too slow)"
 echo 0 > $T/tracing_on

@@ -55,18 +55,18 @@ JOB
 fio --output-format=json --output=$FIO_OUT/pol.json /tmp/pol.fio >/dev/null 2>$FIO_OUT/pol.err &
 fpid=$!
 sleep 2
-check "under tgid: per-process groups, no uid groups" sh -c "! grep -q '^uid ' $(iosched $dev groups)"
+check "under tgid: per-process groups, no uid groups" sh -c "! grep -q '^uid ' $(schedfile $dev groups)"
 bpftool map update pinned $PIN key 0 0 0 0 value $(policy_bytes $POL_UID)
 check "group_by follows the map at once" [ "$(cat $(iosched $dev group_by))" = "tgid pgid [uid] gid cgroup" ]
 sleep 1
-grep -q '^uid 1001 ' $(iosched $dev groups) && grep -q '^uid 1002 ' $(iosched $dev groups)
+grep -q '^uid 1001 ' $(schedfile $dev groups) && grep -q '^uid 1002 ' $(schedfile $dev groups)
 check "new requests grouped by uid 1001 and 1002 while fio runs" [ $? -eq 0 ]
-say "groups: $(grep -c . $(iosched $dev groups)) lines"
-sed 's/^/    /' $(iosched $dev groups)
+say "groups: $(grep -c . $(schedfile $dev groups)) lines"
+sed 's/^/    /' $(schedfile $dev groups)
 bpftool map update pinned $PIN key 0 0 0 0 value $(policy_bytes $POL_BAD)
 sleep 0.5
 check "bad map value ignored (still uid) and counted" sh -c \
-	"[ \"\$(cat $(iosched $dev group_by))\" = 'tgid pgid [uid] gid cgroup' ] && [ \$(awk '/^bad_policy/{print \$2}' $(iosched $dev stats)) -ge 1 ]"
+	"[ \"\$(cat $(iosched $dev group_by))\" = 'tgid pgid [uid] gid cgroup' ] && [ \$(awk '/^bad_policy/{print \$2}' $(schedfile $dev stats)) -ge 1 ]"
 bpftool map update pinned $PIN key 0 0 0 0 value $(policy_bytes $POL_UID)
 echo 6 > $(iosched $dev quantum)
 check "tunable write while attached lands in the map" \
@@ -75,7 +75,7 @@ wait $fpid
 frc=$?
 check "fio finished cleanly through the switches (rc $frc)" [ $frc -eq 0 ] && [ "$(fio_errors $FIO_OUT/pol.json)" = 0 ]
 check "nothing queued or in flight afterwards" \
-	[ "$(awk '/^queued|^in_flight/{s+=$2} END{print s}' $(iosched $dev stats))" = 0 ]
+	[ "$(awk '/^queued|^in_flight/{s+=$2} END{print s}' $(schedfile $dev stats))" = 0 ]
 echo -1 > $(iosched $dev policy_map)
 check "detach: policy_map reads none" [ "$(cat $(iosched $dev policy_map))" = none ]
 check "after detach the last policy stays (quantum 6)" [ "$(cat $(iosched $dev quantum))" = 6 ]

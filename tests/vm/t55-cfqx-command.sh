@@ -22,7 +22,7 @@ check "elevator follows: group_by uid" [ "$(cat $(iosched $dev group_by))" = "tg
 dd if=/dev/$dev of=/dev/null bs=64k count=4000 iflag=direct 2>/dev/null &
 ddpid=$!
 sleep 0.5
-check "requests grouped by uid 0" grep -q '^uid 0 ' $(iosched $dev groups)
+check "requests grouped by uid 0" grep -q '^uid 0 ' $(schedfile $dev groups)
 wait $ddpid
 echo 7 > $(iosched $dev quantum)
 check "sysfs tunable write visible to cfqx policy (quantum 7)" sh -c "cfqx policy --json | grep -q '\"quantum\": *7'"
