@@ -63,7 +63,6 @@ LIBKFIFO_A := $(BUILD)/libkfifo.a
 LIBKFIFO_SO := $(BUILD)/libkfifo.so
 BPF_OBJ := $(BUILD)/cfqx.bpf.o
 CFQX_BIN := $(BUILD)/cfqx
-KMOD_KO := $(BUILD)/kmod/cfqx.ko
 TEST_BIN := $(BUILD)/tests
 # The scheduling core, compiled unchanged into the module, `cfqx sim` and
 # the unit tests.

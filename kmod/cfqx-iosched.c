@@ -51,6 +51,7 @@
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
 #include "cfqx-iosched.h"
+#include "cfqx-compat.h"
 
 static struct kmem_cache *cfqx_rq_cache;
 
@@ -288,8 +289,9 @@ static void cfqx_requeue_request(struct request *rq)
 }
 
 static void cfqx_insert_requests(struct blk_mq_hw_ctx *hctx,
-				 struct list_head *list, bool at_head)
+				 struct list_head *list, cfqx_insert_t insert)
 {
+	bool at_head = cfqx_insert_at_head(insert);
 	struct cfqx_data *cd = hctx->queue->elevator->elevator_data;
 	const struct cfqx_policy *p;
 	unsigned long flags;
@@ -690,3 +692,4 @@ module_exit(cfqx_exit);
 MODULE_AUTHOR("cfqx authors");
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("cfqx: CFQ v2 fair queueing for blk-mq");
+CFQX_IMPORT_NS_BPF_INTERNAL();

@@ -1,38 +1,42 @@
 # SPDX-License-Identifier: GPL-2.0
-# Builds the cfqx blk-mq elevator (build/kmod/cfqx.ko) against Debian
-# bookworm's 6.1 kernel headers, out of the source tree: sources are
-# symlinked into build/kmod and kbuild runs with M=build/kmod, W=1.
-# The block-private headers come from the matching linux-source tarball at
-# build time (kmod/block-headers.sh), never from the repo.
-
-# The ABI that linux-headers-amd64 points at (6.1.0-NN-amd64).
-KMOD_ABI ?= $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | \
-	sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
-KDIR ?= /usr/src/linux-headers-$(KMOD_ABI)
-KSRC_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
-KMOD_BUILD := $(BUILD)/kmod
+# Builds the cfqx blk-mq elevator once per supported kernel (Debian
+# bookworm's 6.1, 6.12 and 6.12-rt; scripts/kernels.sh resolves the names
+# to the installed releases) into build/kmod/<kernel release>/cfqx.ko,
+# each against that kernel's headers and the block-private headers of the
+# matching linux-source tarball (kmod/block-headers.sh, at build time,
+# never from the repo), out of the source tree, W=1 (kmod/kbuild.sh).
+#   make kmod                       every supported kernel
+#   make kmod KMOD_KERNELS=6.12-rt  a subset (also kmod-6.12-rt)
+# More objects in the module: name them in kmod/Kbuild (`cfqx-y +=
+# ../sched/foo.o`, with sched in KMOD_TREE_DIRS), or list C files in
+# KMOD_EXTRA_SRCS.
+KMOD_SUPPORTED := 6.1 6.12 6.12-rt
+KMOD_KERNELS ?= $(KMOD_SUPPORTED)
+# Source directories mirrored next to kmod/ in each kernel's build tree.
+KMOD_TREE_DIRS ?= $(notdir $(wildcard $(ROOT)/sched))
+KMOD_EXTRA_SRCS ?=
 KMOD_HDRS := $(BUILD)/kmod-hdrs
-KMOD_SRCS := $(wildcard $(ROOT)/kmod/*.c $(ROOT)/kmod/*.h) $(ROOT)/kmod/Kbuild \
-	$(SCHED_SRCS) $(SCHED_HDRS)
-KMOD_DEPS := $(KMOD_SRCS) $(wildcard $(ROOT)/kmod/*.h) \
-	$(ROOT)/include/cfqx/cfqx.h $(ROOT)/include/cfqx/cfq.h
+# Kernel name -> linux-source version (6.12-rt -> 6.12).
+kmod_src = $(firstword $(subst -, ,$(1)))
 
-ALL += $(KMOD_KO)
+ALL += kmod
 
-.PHONY: kmod
-kmod: $(KMOD_KO)
+.PHONY: kmod $(addprefix kmod-,$(KMOD_SUPPORTED))
+kmod: $(addprefix kmod-,$(KMOD_KERNELS))
 
-$(KMOD_HDRS)/.source: $(ROOT)/kmod/block-headers.sh | deps $(BUILD)
-	$(call msg,HDRS,$(KMOD_HDRS)/block)
-	$(Q)$(ROOT)/kmod/block-headers.sh $(KSRC_TARBALL) $(KMOD_HDRS)
+/usr/src/linux-source-%.tar.xz: | deps
+	@test -r $@ || { echo "kmod: $@ missing (scripts/deps.sh installs linux-source-$*)" >&2; exit 1; }
 
-$(KMOD_KO): $(KMOD_DEPS) $(KMOD_HDRS)/.source | deps
-	$(call msg,KMOD,$@)
-	$(Q)test -d "$(KDIR)" || { echo "kmod: KDIR $(KDIR) missing (linux-headers-amd64)" >&2; exit 1; }
-	$(Q)mkdir -p $(KMOD_BUILD)
-	$(Q)for f in $(KMOD_SRCS); do ln -sf $$f $(KMOD_BUILD)/; done
-	$(Q)$(MAKE) -C $(KDIR) M=$(KMOD_BUILD) W=1 \
-		CFQX_INCLUDE=$(ROOT)/include CFQX_BLOCK_HDRS=$(KMOD_HDRS) \
-		modules > $(KMOD_BUILD)/build.log 2>&1 || { cat $(KMOD_BUILD)/build.log; exit 1; }
-	$(Q)if grep -E 'warning:|error:' $(KMOD_BUILD)/build.log; then \
-		echo "kmod: the build has warnings (W=1 must be clean)" >&2; rm -f $@; exit 1; fi
+$(KMOD_HDRS)/%/.source: /usr/src/linux-source-%.tar.xz $(ROOT)/kmod/block-headers.sh | deps $(BUILD)
+	$(call msg,HDRS,$(KMOD_HDRS)/$*/block)
+	$(Q)$(ROOT)/kmod/block-headers.sh $< $(KMOD_HDRS)/$*
+
+# Always runs kbuild (incremental, under a second when nothing changed).
+define kmod_rule
+kmod-$(1): $(KMOD_HDRS)/$(call kmod_src,$(1))/.source | deps
+	$$(call msg,KMOD,$(1))
+	$$(Q)ROOT=$$(ROOT) BUILD=$$(BUILD) KMOD_TREE_DIRS="$$(KMOD_TREE_DIRS)" \
+		KMOD_EXTRA_SRCS="$$(KMOD_EXTRA_SRCS)" V=$$(V) \
+		$$(ROOT)/kmod/kbuild.sh $(1) $(KMOD_HDRS)/$(call kmod_src,$(1))
+endef
+$(foreach k,$(KMOD_SUPPORTED),$(eval $(call kmod_rule,$(k))))

@@ -16,6 +16,31 @@ PACKAGES=(
 	prometheus curl iproute2
 )
 
+# Debian's 6.12 kernels (bookworm ships them, through bookworm-security, as
+# linux-image-6.12.N+deb12-amd64 and -rt-amd64): the newest release that
+# has both an image and headers, so `make kmod` and `make vm-test` cover
+# 6.12 and 6.12-rt next to 6.1 (scripts/kernels.sh resolves the names).
+newest_612() { # FLAVOUR (amd64 | rt-amd64): prints the release or nothing
+	grep -E "^linux-image-6\.12\.[0-9]+\+deb12-$1\$" <<<"$apt_names" |
+	sed 's/^linux-image-//' | sort -V -r |
+	while read -r rel; do
+		grep -qx "linux-headers-$rel" <<<"$apt_names" && { echo "$rel"; break; }
+	done
+}
+apt_names=$(apt-cache pkgnames linux- 2>/dev/null || true)
+if ! grep -q '^linux-image-6\.12\.' <<<"$apt_names" && [ "$(id -u)" -eq 0 ]; then
+	apt-get update -qq
+	apt_names=$(apt-cache pkgnames linux- 2>/dev/null || true)
+fi
+for flavour in amd64 rt-amd64; do
+	rel=$(newest_612 "$flavour")
+	if [ -z "$rel" ]; then
+		echo "deps.sh: no linux-image-6.12.*+deb12-$flavour with headers in the apt lists" >&2
+		exit 1
+	fi
+	PACKAGES+=("linux-image-$rel" "linux-headers-$rel")
+done
+
 missing=()
 for p in "${PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -28,6 +53,11 @@ need_root() {
 	echo "deps.sh: $1 needs root; run: sudo make ${MAKECMDGOALS:-test}" >&2
 	exit 1
 }
+
+# A new 6.12 image brings the matching source (its block/ headers).
+case " ${missing[*]:-} " in
+*" linux-image-6.12."*) missing+=(linux-source-6.12) ;;
+esac
 
 if [ ${#missing[@]} -gt 0 ]; then
 	[ $root -eq 1 ] || need_root "installing ${missing[*]}"
