@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Builds the initramfs the cfqx VM tests boot with Debian's 6.1 kernel:
-# busybox, cfqx.ko, the 6.1 modules the tests need (null_blk + configfs,
-# loop, kyber, bfq, decompressed so busybox insmod can load them), fio,
+# Builds the initramfs the cfqx VM tests boot one supported kernel with
+# (6.1, 6.12, 6.12-rt: scripts/kernels.sh): busybox, that kernel's
+# cfqx.ko (build/kmod/<release>/cfqx.ko), the modules the tests need from
+# its /lib/modules/<release> (null_blk + configfs, loop, kyber, bfq; 6.12
+# ships them as .ko.xz, so they are decompressed for busybox insmod), fio,
 # jq and bpftool with their shared libraries, the test helpers and, when
 # other parts built them, the cfqx command, its BPF object and
-# test-bpf-accounting.  Usage: mkinitramfs.sh OUT.cpio
+# test-bpf-accounting.  Usage: mkinitramfs.sh KERNEL OUT.cpio
 set -euo pipefail
-out=$1
+name=$1
+out=$2
 root_dir=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root_dir/build
-kver=${CFQX_VM_KVER:-$(basename "$(ls /boot/vmlinuz-6.1.0-*-amd64 | sort -V | tail -n1)" | sed 's/^vmlinuz-//')}
+read -r _ kver _ < <("$root_dir/scripts/kernels.sh" "$name") || exit 1
 moddir=/lib/modules/$kver
+ko=$build/kmod/$kver/cfqx.ko
+[ -r "$ko" ] || { echo "mkinitramfs: $ko missing (make kmod-$name)" >&2; exit 1; }
+mkdir -p "$(dirname "$out")" "$build/vm"
 rootfs=$(mktemp -d "$build/vm/rootfs.XXXXXX")
 trap 'rm -rf "$rootfs"' EXIT
 
@@ -36,21 +42,29 @@ copy_exe "$(command -v jq)" /bin/jq
 copy_exe /usr/local/sbin/bpftool /bin/bpftool
 [ -d /lib64 ] && [ ! -e "$rootfs/lib64" ] && mkdir -p "$rootfs/lib64"
 
-# Kernel modules, decompressed, in dependency order (modules.dep).
-for m in configfs null_blk loop kyber-iosched bfq; do
-	path=$(awk -F: -v m="$m" '{n=$1; sub(/.*\//,"",n); sub(/\.ko.*/,"",n);
-		if (n==m) {print $1; exit}}' "$moddir/modules.dep")
-	if [ -z "$path" ]; then
+# Kernel modules, decompressed, in dependency order; each one's own
+# dependencies (modules.dep) must be in the list before it.
+mods="configfs null_blk loop kyber-iosched bfq"
+for m in $mods; do
+	line=$(awk -F: -v m="$m" '{n=$1; sub(/.*\//,"",n); sub(/\.ko.*/,"",n);
+		if (n==m) {print; exit}}' "$moddir/modules.dep")
+	if [ -z "$line" ]; then
 		echo "mkinitramfs: module $m not found in $moddir" >&2
 		exit 1
 	fi
+	path=${line%%:*}
+	for dep in ${line#*:}; do
+		d=$(basename "$dep"); d=${d%%.ko*}
+		[ -e "$rootfs/lib/modules/$d.ko" ] || {
+			echo "mkinitramfs: $m needs $d, which is not loaded before it" >&2; exit 1; }
+	done
 	case $path in
 	*.xz) xz -dc "$moddir/$path" > "$rootfs/lib/modules/$m.ko" ;;
 	*.zst) zstd -dcq "$moddir/$path" > "$rootfs/lib/modules/$m.ko" ;;
 	*) cp "$moddir/$path" "$rootfs/lib/modules/$m.ko" ;;
 	esac
 done
-cp "$build/kmod/cfqx.ko" "$rootfs/lib/modules/cfqx.ko"
+cp "$ko" "$rootfs/lib/modules/cfqx.ko"
 
 # Test scripts and helpers.
 cp "$root_dir"/tests/vm/*.sh "$rootfs/tests/"

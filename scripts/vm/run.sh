@@ -1,37 +1,50 @@
 #!/usr/bin/env bash
-# Boots Debian's 6.1 kernel under qemu-system-x86_64 (TCG: there is no KVM
-# here) with the cfqx initramfs, runs one in-guest suite and returns its
+# Boots one supported Debian kernel (6.1, 6.12, 6.12-rt: scripts/
+# kernels.sh) under qemu-system-x86_64 (TCG: there is no KVM here) with
+# the cfqx initramfs built for it, runs one in-guest suite and returns its
 # verdict.  The guest prints "CFQX-VM-VERDICT: PASS" or "... FAIL <rc>" on
 # the serial console; no verdict (boot failure, panic, hang past the
-# timeout) is a failure with the console's tail shown.
-# Usage: run.sh INITRAMFS SUITE [TIMEOUT_S]   (suite: test | bench)
+# timeout) is a failure with the console's tail shown.  CFQX_VM_TESTS
+# ("t10 t60") runs only those in-guest tests.  Boots of one build tree
+# take turns (build/vm/.qemu.lock): two TCG guests on a small host skew
+# each other's timing.
+# Usage: run.sh KERNEL INITRAMFS SUITE [TIMEOUT_S]   (suite: test | bench)
 set -uo pipefail
-initrd=$1
-suite=$2
-timeout_s=${3:-600}
+name=$1
+initrd=$2
+suite=$3
+timeout_s=${4:-600}
 root_dir=$(cd "$(dirname "$0")/../.." && pwd)
-kver=$(basename "$(ls /boot/vmlinuz-6.1.0-*-amd64 | sort -V | tail -n1)")
-kernel=${CFQX_VM_KERNEL:-/boot/$kver}
-log=$root_dir/build/vm/console-$suite.log
+read -r _ kver _ < <("$root_dir/scripts/kernels.sh" "$name") || exit 1
+kernel=${CFQX_VM_KERNEL:-/boot/vmlinuz-$kver}
+log=$root_dir/build/vm/$name/console-$suite.log
 mkdir -p "$(dirname "$log")"
+tests=
+for t in ${CFQX_VM_TESTS:-}; do
+	ls "$root_dir"/tests/vm/"$t"-*.sh >/dev/null 2>&1 ||
+		{ echo "vm: no in-guest test $t (tests/vm/$t-*.sh)" >&2; exit 2; }
+	tests=${tests:+$tests,}$t
+done
 
 for f in "$kernel" "$initrd"; do
-	[ -r "$f" ] || { echo "vm: $f missing (linux-image-amd64? make vm-initramfs?)" >&2; exit 1; }
+	[ -r "$f" ] || { echo "vm: $f missing (scripts/deps.sh? make vm-initramfs-$name?)" >&2; exit 1; }
 done
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "vm: qemu-system-x86_64 missing (apt-get install qemu-system-x86)" >&2; exit 1; }
 
+exec 9>"$root_dir/build/vm/.qemu.lock"
+flock 9
 # The guest's two vCPUs need the host's cores: TCG timing (the fairness
 # test) suffers when the host is busy, so say so up front.
 load=$(cut -d' ' -f1 /proc/loadavg)
 if awk -v l="$load" -v n="$(nproc)" 'BEGIN{exit !(l > n * 0.5)}'; then
 	echo "vm: warning: host load average $load on $(nproc) CPUs; TCG timing is skewed and the fairness figures suffer (run on an idle host)"
 fi
-echo "vm: booting $(basename "$kernel") (TCG), suite $suite, timeout ${timeout_s}s; console: ${log#$root_dir/}"
+echo "vm: booting $(basename "$kernel") (TCG), suite $suite${tests:+ ($tests)}, timeout ${timeout_s}s; console: ${log#$root_dir/}"
 timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 	-machine q35,accel=tcg -cpu max -smp 2 -m 2048 \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 cfqx.suite=$suite ${CFQX_VM_APPEND:-}" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 cfqx.suite=$suite${tests:+ cfqx.tests=$tests} ${CFQX_VM_APPEND:-}" \
 	-nographic -no-reboot -monitor none -serial stdio -net none \
 	< /dev/null 2>&1 | sed -u 's/\r//' | tee "$log"
 qrc=${PIPESTATUS[0]}

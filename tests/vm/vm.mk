@@ -1,31 +1,46 @@
 # SPDX-License-Identifier: GPL-2.0
-# VM tests of the cfqx elevator: build the initramfs (scripts/vm/
-# mkinitramfs.sh) and boot Debian's 6.1 kernel under QEMU (scripts/vm/
-# run.sh).  `vm-test` is part of `make test`; `bench-sched` compares cfqx
-# with none, mq-deadline, kyber and bfq and writes build/bench-sched.{txt,md,png}.
+# VM tests of the cfqx elevator, once per supported kernel (6.1, 6.12,
+# 6.12-rt; scripts/kernels.sh): build that kernel's initramfs (scripts/vm/
+# mkinitramfs.sh, with build/kmod/<release>/cfqx.ko) and boot it under
+# QEMU (scripts/vm/run.sh).  `vm-test` (part of `make test`) runs
+# vm-test-6.1, vm-test-6.12 and vm-test-6.12-rt, each recorded on its own;
+#   make vm-test VM_KERNELS="6.12"        a subset of the kernels
+#   make vm-test VM_TESTS="t10 t60"       a subset of the in-guest tests
+# `bench-sched` compares cfqx with none, mq-deadline, kyber and bfq on
+# BENCH_KERNEL and writes build/bench-sched.{txt,md,png}.
 VM_DIR := $(BUILD)/vm
-VM_INITRD := $(VM_DIR)/initramfs.cpio
+VM_KERNELS ?= $(KMOD_SUPPORTED)
+VM_TESTS ?=
 VM_HELPER := $(TEST_BIN)/vm/cfqx-vm-attach
 VM_TIMEOUT ?= 600
+BENCH_KERNEL ?= 6.1
 BENCH_TIMEOUT ?= 1500
+vm_initrd = $(VM_DIR)/$(1)/initramfs.cpio
 
 $(VM_HELPER): $(ROOT)/tests/vm/cfqx-vm-attach.c | deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(USER_CFLAGS) -static -o $@ $<
 
-# Rebuilt every time: it picks up whatever other parts built (cfqx, tests).
-.PHONY: vm-initramfs
-vm-initramfs: $(KMOD_KO) $(VM_HELPER) | deps
-	$(call msg,CPIO,$(VM_INITRD))
-	$(Q)mkdir -p $(VM_DIR)
-	$(Q)$(ROOT)/scripts/vm/mkinitramfs.sh $(VM_INITRD)
+# Rebuilt every time: it picks up the module and the command, BPF object
+# and BPF test the in-guest suite runs (t55, t60).
+define vm_rules
+.PHONY: vm-initramfs-$(1) vm-test-$(1)
+vm-initramfs-$(1): kmod-$(1) $$(VM_HELPER) $$(CFQX_BIN) $$(BPF_OBJ) $$(BPF_TEST) | deps
+	$$(call msg,CPIO,$(call vm_initrd,$(1)))
+	$$(Q)$$(ROOT)/scripts/vm/mkinitramfs.sh $(1) $(call vm_initrd,$(1))
 
-.PHONY: vm-test bench-sched
-TESTS += vm-test
-vm-test: vm-initramfs
-	$(Q)$(call run_test,vm-test) $(ROOT)/scripts/vm/run.sh $(VM_INITRD) test $(VM_TIMEOUT)
+vm-test-$(1): vm-initramfs-$(1)
+	$$(Q)CFQX_VM_TESTS="$$(VM_TESTS)" $$(call run_test,vm-test-$(1)) \
+		$$(ROOT)/scripts/vm/run.sh $(1) $(call vm_initrd,$(1)) test $$(VM_TIMEOUT)
+endef
+$(foreach k,$(KMOD_SUPPORTED),$(eval $(call vm_rules,$(k))))
 
-bench-sched: vm-initramfs
-	$(Q)$(ROOT)/scripts/vm/run.sh $(VM_INITRD) bench $(BENCH_TIMEOUT) && \
-		$(ROOT)/scripts/vm/bench-report.sh $(VM_DIR)/console-bench.log $(BUILD)
+.PHONY: vm-test vm-initramfs bench-sched
+TESTS += $(addprefix vm-test-,$(VM_KERNELS))
+vm-test: $(addprefix vm-test-,$(VM_KERNELS))
+vm-initramfs: $(addprefix vm-initramfs-,$(VM_KERNELS))
+
+bench-sched: vm-initramfs-$(BENCH_KERNEL)
+	$(Q)$(ROOT)/scripts/vm/run.sh $(BENCH_KERNEL) $(call vm_initrd,$(BENCH_KERNEL)) bench $(BENCH_TIMEOUT) && \
+		$(ROOT)/scripts/vm/bench-report.sh $(VM_DIR)/$(BENCH_KERNEL)/console-bench.log $(BUILD)
