@@ -176,6 +176,8 @@ __u64 cfqx_group_service_ns(const struct cfqx_snapshot *s,
 /* Display label of a group: "uid 1000 (alice)", "kthread 123 (kworker)" */
 void cfqx_group_label(const struct cfqx_group_row *g, char *buf, size_t len);
 
+/* ---- topview.c: what `cfqx top` shows ------------------------------ */
+
 /* One row of `cfqx top`: rates between two snapshots. */
 struct cfqx_top_row {
 	const struct cfqx_group_row *g;
@@ -186,13 +188,42 @@ struct cfqx_top_row {
 	const char *state;
 };
 
-/* Rows for @cur against @prev (may be NULL: totals since load), sorted
- * by bandwidth; returns the count (<= cur->ngroups), rows malloc'd. */
+enum cfqx_top_sort {
+	CFQX_TOP_SORT_BW,	/* read + write MB/s, highest first */
+	CFQX_TOP_SORT_IOPS,
+	CFQX_TOP_SORT_SHARE,
+	CFQX_TOP_SORT_P99,
+	CFQX_TOP_SORT_GROUP,	/* device, key, id */
+	CFQX_TOP_SORT_NR,
+};
+extern const char *const cfqx_top_sort_names[CFQX_TOP_SORT_NR];
+/* "bandwidth", "iops", ... -> enum cfqx_top_sort, or -1. */
+int cfqx_top_sort_parse(const char *s);
+
+struct cfqx_top_opts {
+	bool all;		/* also groups of other policies */
+	enum cfqx_top_sort sort;
+	const char *status;	/* a line under the table ("" / NULL: none) */
+};
+
+/*
+ * Quantile @q (0..1) of a log2 histogram, interpolated linearly inside
+ * the bucket it falls in (as Prometheus' histogram_quantile); the
+ * open-ended last bucket gives its lower bound.  0 when empty.
+ */
+__u64 cfqx_hist_quantile_ns(const __u64 *hist, double q);
+/* Rows for @cur against @prev (may be NULL: totals since load): the
+ * groups of the live policy (all with o->all), sorted by o->sort; returns
+ * the count (<= cur->ngroups), rows malloc'd. */
 int cfqx_top_rows(const struct cfqx_snapshot *prev,
 		  const struct cfqx_snapshot *cur, double secs,
-		  struct cfqx_top_row **rows);
+		  const struct cfqx_top_opts *o, struct cfqx_top_row **rows);
+void cfqx_top_sort(struct cfqx_top_row *rows, int n, enum cfqx_top_sort by);
+/* @s cut to @width bytes, ending in '~' when it was longer. */
+void cfqx_top_fit(const char *s, int width, char *buf, size_t len);
 void cfqx_top_print(FILE *f, const struct cfqx_snapshot *cur,
-		    const struct cfqx_top_row *rows, int n, double secs);
+		    const struct cfqx_top_row *rows, int n, double secs,
+		    const struct cfqx_top_opts *o);
 void cfqx_top_json(FILE *f, const struct cfqx_snapshot *cur,
 		   const struct cfqx_top_row *rows, int n, double secs);
 

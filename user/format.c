@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Pure output formatting for cfqx: policy bytes and text, the stats JSON
- * schema, and the `top` table computed from two snapshots.  Nothing here
+ * schema and the group helpers `top` and the metrics share.  Nothing here
  * touches the system, so the unit tests feed it synthetic snapshots.
  */
 #include <inttypes.h>
@@ -291,101 +291,6 @@ void cfqx_stats_text(FILE *f, const struct cfqx_snapshot *s)
 	}
 }
 
-/* ---- top ------------------------------------------------------------ */
-
-static const struct cfqx_group_row *
-find_group(const struct cfqx_snapshot *s, const struct cfqx_group_key *k)
-{
-	int i;
-
-	if (!s)
-		return NULL;
-	for (i = 0; i < s->ngroups; i++)
-		if (!memcmp(&s->groups[i].key, k, sizeof(*k)))
-			return &s->groups[i];
-	return NULL;
-}
-
-static int by_bandwidth(const void *a, const void *b)
-{
-	const struct cfqx_top_row *x = a, *y = b;
-	double bx = x->rmbs + x->wmbs, by = y->rmbs + y->wmbs;
-
-	if (bx != by)
-		return bx < by ? 1 : -1;
-	if (x->g->key.dev != y->g->key.dev)
-		return x->g->key.dev < y->g->key.dev ? -1 : 1;
-	return x->g->key.id < y->g->key.id ? -1 : x->g->key.id > y->g->key.id;
-}
-
-int cfqx_top_rows(const struct cfqx_snapshot *prev,
-		  const struct cfqx_snapshot *cur, double secs,
-		  struct cfqx_top_row **rows)
-{
-	struct cfqx_top_row *r;
-	int i, j, n = 0;
-
-	*rows = NULL;
-	if (!cur->ngroups)
-		return 0;
-	r = calloc(cur->ngroups, sizeof(*r));
-	if (!r)
-		return -1;
-	if (secs <= 0)
-		secs = 1;
-	for (i = 0; i < cur->ngroups; i++) {
-		const struct cfqx_group_row *g = &cur->groups[i];
-		const struct cfqx_group_row *p = find_group(prev, &g->key);
-		__u64 hist[CFQX_HIST_SLOTS], dr, dw, drq;
-		__u64 expire = cfqx_fifo_expire_ns(&cur->policy, true);
-
-		dr = g->st.bytes[0] - (p ? p->st.bytes[0] : 0);
-		dw = g->st.bytes[1] - (p ? p->st.bytes[1] : 0);
-		drq = g->st.rqs[0] + g->st.rqs[1] -
-			(p ? p->st.rqs[0] + p->st.rqs[1] : 0);
-		for (j = 0; j < CFQX_HIST_SLOTS; j++)
-			hist[j] = g->st.stime_hist[j] -
-				(p ? p->st.stime_hist[j] : 0);
-		r[n].g = g;
-		r[n].rmbs = cfqx_mb(dr) / secs;
-		r[n].wmbs = cfqx_mb(dw) / secs;
-		r[n].iops = drq / secs;
-		r[n].p50_ns = cfqx_hist_percentile_ns(hist, 50);
-		r[n].p99_ns = cfqx_hist_percentile_ns(hist, 99);
-		r[n].misses = g->st.deadline_miss[0] + g->st.deadline_miss[1] -
-			(p ? p->st.deadline_miss[0] + p->st.deadline_miss[1] :
-			 0);
-		if (g->st.pending && g->st.oldest_queued_ns &&
-		    cur->ts_ns > g->st.oldest_queued_ns + expire)
-			r[n].state = "starved";
-		else if (g->st.pending)
-			r[n].state = "busy";
-		else
-			r[n].state = "idle";
-		n++;
-	}
-	/* share of the device's bytes in the interval vs 1/active groups */
-	for (i = 0; i < n; i++) {
-		double dev_total = 0, mine = r[i].rmbs + r[i].wmbs;
-		int active = 0;
-
-		for (j = 0; j < n; j++) {
-			double b = r[j].rmbs + r[j].wmbs;
-
-			if (r[j].g->key.dev != r[i].g->key.dev)
-				continue;
-			dev_total += b;
-			if (b > 0 || r[j].g->st.pending)
-				active++;
-		}
-		r[i].share = dev_total > 0 ? mine / dev_total : 0;
-		r[i].fair = active ? 1.0 / active : 0;
-	}
-	qsort(r, n, sizeof(*r), by_bandwidth);
-	*rows = r;
-	return n;
-}
-
 const char *cfqx_snapshot_dev_name(const struct cfqx_snapshot *s, __u32 dev)
 {
 	int i;
@@ -394,62 +299,4 @@ const char *cfqx_snapshot_dev_name(const struct cfqx_snapshot *s, __u32 dev)
 		if (s->devs[i].dev == dev)
 			return s->devs[i].name;
 	return "?";
-}
-
-void cfqx_top_print(FILE *f, const struct cfqx_snapshot *cur,
-		    const struct cfqx_top_row *rows, int n, double secs)
-{
-	char keys[64], label[128];
-	int i;
-
-	cfqx_policy_keys_line(cur->policy.group_by, keys, sizeof(keys));
-	fprintf(f, "cfqx top - policy %s - interval %.1fs - %d groups\n",
-		keys, secs, n);
-	fprintf(f, "%-8s %-34s %8s %8s %7s %6s %6s %8s %8s %5s %-7s\n",
-		"DEVICE", "GROUP", "READ MB/s", "WRITE MB/s", "IOPS", "SHARE",
-		"FAIR", "P50 us", "P99 us", "MISS", "STATE");
-	for (i = 0; i < n; i++) {
-		const struct cfqx_top_row *r = &rows[i];
-
-		cfqx_group_label(r->g, label, sizeof(label));
-		fprintf(f,
-			"%-8.8s %-34.34s %9.2f %10.2f %7.0f %5.0f%% %5.0f%% %8llu %8llu %5llu %-7s\n",
-			cfqx_snapshot_dev_name(cur, r->g->key.dev), label, r->rmbs, r->wmbs,
-			r->iops, r->share * 100, r->fair * 100,
-			(unsigned long long)r->p50_ns / 1000,
-			(unsigned long long)r->p99_ns / 1000,
-			(unsigned long long)r->misses, r->state);
-	}
-}
-
-void cfqx_top_json(FILE *f, const struct cfqx_snapshot *cur,
-		   const struct cfqx_top_row *rows, int n, double secs)
-{
-	int i;
-
-	fprintf(f, "{\"interval\":%.3f,\"policy\":", secs);
-	cfqx_json_str(f, cfqx_group_by_str(cur->policy.group_by));
-	fprintf(f, ",\"groups\":[");
-	for (i = 0; i < n; i++) {
-		const struct cfqx_top_row *r = &rows[i];
-
-		fprintf(f, "%s{\"dev\":", i ? "," : "");
-		cfqx_json_str(f, cfqx_snapshot_dev_name(cur, r->g->key.dev));
-		fprintf(f, ",\"group_by\":");
-		cfqx_json_str(f, cfqx_group_by_str(r->g->key.group_by));
-		fprintf(f, ",\"id\":%llu,\"kthread\":%s,\"name\":",
-			r->g->key.id,
-			r->g->key.flags & CFQX_GF_KTHREAD ? "true" : "false");
-		cfqx_json_str(f, r->g->name);
-		fprintf(f,
-			",\"read_mbs\":%.3f,\"write_mbs\":%.3f,\"iops\":%.1f"
-			",\"share\":%.4f,\"fair_share\":%.4f"
-			",\"p50_ns\":%llu,\"p99_ns\":%llu,\"deadline_misses\":%llu"
-			",\"state\":\"%s\"}",
-			r->rmbs, r->wmbs, r->iops, r->share, r->fair,
-			(unsigned long long)r->p50_ns,
-			(unsigned long long)r->p99_ns,
-			(unsigned long long)r->misses, r->state);
-	}
-	fprintf(f, "]}\n");
 }

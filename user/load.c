@@ -129,7 +129,7 @@ int cfqx_cmd_load(int argc, char **argv)
 	}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+d:p:eh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:d:p:eh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (ndevs == MAX_DEVS) {
@@ -160,6 +160,12 @@ int cfqx_cmd_load(int argc, char **argv)
 		case 'h':
 			load_usage(stdout);
 			return 0;
+		case ':':	/* an option without its value */
+			if (optopt == 'd')
+				cfqx_err("load: --dev needs a device (loop0, /dev/loop0 or 7:0)");
+			else
+				cfqx_err("load: --policy needs a key (tgid pgid uid gid cgroup)");
+			return CFQX_EXIT_USAGE;
 		default:
 			cfqx_err("load: bad option '%s' (cfqx load --help)",
 				 argv[optind - 1]);

@@ -7,7 +7,7 @@ USER_OBJS := $(patsubst $(ROOT)/user/%.c,$(BUILD)/user/%.o,$(USER_SRCS)) \
 	$(BUILD)/user/cfqx-sched.o
 USER_HDRS := $(wildcard $(ROOT)/user/*.h $(ROOT)/include/cfqx/*.h) $(SCHED_HDRS)
 CFQX_PURE_SRCS := $(ROOT)/user/parse.c $(ROOT)/user/format.c $(ROOT)/user/devname.c \
-	$(ROOT)/user/prom.c
+	$(ROOT)/user/prom.c $(ROOT)/user/topview.c
 CFQX_LIBS := -lbpf -lelf -lz -lpthread
 CFQX_LINK_KFIFO := $(if $(wildcard $(ROOT)/kfifo/kfifo.mk),$(LIBKFIFO_A))
 

@@ -14,36 +14,19 @@
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 CFQX=${CFQX:-$ROOT/build/cfqx}
-FAILS=0
+. "$ROOT/tests/lib/check.sh"
 BS=65536
 declare -A READS=([65534]=40 [43117]=24)	# uid -> 64 KiB O_DIRECT reads
 WRITER=43118 WRITES=8				# uid, 64 KiB O_DIRECT writes
 
-say() { printf '  %s\n' "$*"; }
-eq() {		# eq DESCRIPTION GOT WANT
-	if [ "$2" = "$3" ]; then
-		say "ok: $1 ($2)"
-	else
-		say "FAIL: $1: got '$2', want '$3'"
-		FAILS=$((FAILS + 1))
-	fi
-}
-die() { say "FAIL: $*"; exit 1; }
-
-[ "$(id -u)" -eq 0 ] || die "needs root (BPF, loop devices)"
-for t in promtool prometheus curl jq setpriv losetup ss; do
-	command -v "$t" >/dev/null || die "$t missing (scripts/deps.sh installs it)"
-done
+need_tools promtool prometheus curl jq setpriv losetup ss
 for u in "${!READS[@]}" "$WRITER"; do
 	[ "$u" = 65534 ] || ! getent passwd "$u" >/dev/null ||
 		die "uid $u has a passwd entry; the test wants it nameless"
 done
-if "$CFQX" status >/dev/null 2>&1; then
-	die "a cfqx instance is loaded already; not touching it"
-fi
 
 work=$(mktemp -d /dev/shm/cfqx-promtest.XXXXXX)
-loop="" loaded=0 daemon="" prom=""
+daemon="" prom=""
 stop() {	# stop PID: TERM, then KILL after 5 s
 	local i
 	kill -TERM "$1" 2>/dev/null || return 0
@@ -58,11 +41,7 @@ cleanup() {
 	set +e
 	[ -n "$prom" ] && stop "$prom"
 	[ -n "$daemon" ] && stop "$daemon"
-	[ "$loaded" = 1 ] && "$CFQX" unload >/dev/null 2>&1
-	if [ -n "$loop" ]; then
-		chmod 0660 "$loop"
-		losetup -d "$loop"
-	fi
+	cfqx_off_loop
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -76,24 +55,9 @@ free_port() {
 	done
 	return 1
 }
-# Waits until CMD succeeds, up to SECS seconds: wait_for SECS CMD...
-wait_for() {
-	local secs=$1 i
-	shift
-	for ((i = 0; i < secs * 10; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # ---- the workload ---------------------------------------------------
-truncate -s 64M "$work/disk"
-loop=$(losetup -f --show "$work/disk") || die "losetup"
-dev=${loop#/dev/}
-"$CFQX" load --dev "$dev" --policy uid >/dev/null || die "cfqx load"
-loaded=1
-chmod 0666 "$loop"	# the test users read it; restored in cleanup
+cfqx_on_loop "$work" uid
 for u in "${!READS[@]}"; do
 	setpriv --reuid "$u" --regid "$u" --clear-groups \
 		dd if="$loop" of=/dev/null bs=$BS count="${READS[$u]}" \
@@ -249,8 +213,4 @@ wait "$daemon"
 eq "cfqx run exit status after SIGTERM" "$?" 0
 daemon=""
 
-if [ "$FAILS" -ne 0 ]; then
-	echo "$FAILS check(s) failed"
-	exit 1
-fi
-echo "all checks passed"
+finish

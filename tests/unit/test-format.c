@@ -164,6 +164,7 @@ Test(format, json_string_escapes)
 
 Test(format, top_rates_shares_order)
 {
+	struct cfqx_top_opts all = { .all = true };
 	struct cfqx_snapshot prev, cur;
 	struct cfqx_top_row *rows;
 	int n;
@@ -177,7 +178,7 @@ Test(format, top_rates_shares_order)
 	cur.groups[1].st.bytes[1] += 6000000;
 	cur.groups[1].st.rqs[1] += 50;
 	cur.groups[1].st.deadline_miss[1] += 3;
-	n = cfqx_top_rows(&prev, &cur, 2.0, &rows);
+	n = cfqx_top_rows(&prev, &cur, 2.0, &all, &rows);
 	cr_assert_eq(n, 2);
 	cr_expect_eq(rows[0].g, &cur.groups[1]);	/* highest bandwidth */
 	cr_expect_float_eq(rows[0].wmbs, 3.0, 1e-9);
@@ -191,9 +192,110 @@ Test(format, top_rates_shares_order)
 	cr_expect_str_eq(rows[1].state, "busy");
 	free(rows);
 	/* no previous snapshot: totals since load */
-	n = cfqx_top_rows(NULL, &cur, 1.0, &rows);
+	n = cfqx_top_rows(NULL, &cur, 1.0, &all, &rows);
 	cr_expect_eq(n, 2);
 	free(rows);
 	cfqx_snapshot_free(&prev);
 	cfqx_snapshot_free(&cur);
+}
+
+/* Only the live policy's groups by default; the fair share counts only
+ * them; --all shows every group. */
+Test(format, top_live_policy_only)
+{
+	struct cfqx_top_opts live = { 0 }, all = { .all = true };
+	struct cfqx_snapshot prev, cur;
+	struct cfqx_top_row *rows;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	make_snapshot(&prev);
+	make_snapshot(&cur);
+	/* a group from an earlier tgid policy, still doing I/O */
+	cur.groups = realloc(cur.groups, 3 * sizeof(*cur.groups));
+	memset(&cur.groups[2], 0, sizeof(cur.groups[2]));
+	cur.groups[2].key = (struct cfqx_group_key){ cur.devs[0].dev,
+						     CFQX_BY_TGID, 0, 4242 };
+	strcpy(cur.groups[2].name, "old");
+	cur.groups[2].st.bytes[0] = 1000000;
+	cur.ngroups = 3;
+	cur.ts_ns = prev.ts_ns + 1000000000ULL;
+	cur.groups[0].st.bytes[0] += 1000000;
+	n = cfqx_top_rows(&prev, &cur, 1.0, &live, &rows);
+	cr_assert_eq(n, 2);
+	cr_expect_eq(rows[0].g, &cur.groups[0]);
+	cr_expect_float_eq(rows[0].share, 1.0, 1e-9);
+	cr_expect_float_eq(rows[0].fair, 1.0, 1e-9);	/* alice alone */
+	f = open_memstream(&buf, &len);
+	cfqx_top_print(f, &cur, rows, n, 1.0, &live);
+	fclose(f);
+	cr_expect(strstr(buf, "(1 of other policies hidden: --all)"), "%s", buf);
+	cr_expect(strstr(buf, "interpolated within log2 buckets"), "%s", buf);
+	cr_expect(!strstr(buf, "tgid 4242"), "%s", buf);
+	free(buf);
+	free(rows);
+	n = cfqx_top_rows(&prev, &cur, 1.0, &all, &rows);
+	cr_expect_eq(n, 3);
+	cr_expect_float_eq(rows[0].share, 0.5, 1e-9);
+	free(rows);
+	cfqx_snapshot_free(&prev);
+	cfqx_snapshot_free(&cur);
+}
+
+Test(format, top_sort_columns)
+{
+	struct cfqx_top_opts o = { .all = true };
+	struct cfqx_snapshot cur;
+	struct cfqx_top_row *rows;
+	int n;
+
+	make_snapshot(&cur);
+	cr_expect_eq(cfqx_top_sort_parse("p99"), CFQX_TOP_SORT_P99);
+	cr_expect_eq(cfqx_top_sort_parse("nope"), -1);
+	n = cfqx_top_rows(NULL, &cur, 1.0, &o, &rows);
+	cr_assert_eq(n, 2);
+	/* by bandwidth the kthread (8 KiB + 320 KiB) comes first */
+	cr_expect_eq(rows[0].g, &cur.groups[1]);
+	cfqx_top_sort(rows, n, CFQX_TOP_SORT_P99);	/* alice has the hist */
+	cr_expect_eq(rows[0].g, &cur.groups[0]);
+	cfqx_top_sort(rows, n, CFQX_TOP_SORT_IOPS);	/* alice 10, kthread 7 */
+	cr_expect_eq(rows[0].g, &cur.groups[0]);
+	cfqx_top_sort(rows, n, CFQX_TOP_SORT_GROUP);	/* flags 0 first */
+	cr_expect_eq(rows[0].g, &cur.groups[0]);
+	free(rows);
+	cfqx_snapshot_free(&cur);
+}
+
+Test(format, top_fit_marks_truncation)
+{
+	char buf[40];
+
+	cfqx_top_fit("short", 8, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "short");
+	cfqx_top_fit("exactly8", 8, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "exactly8");
+	cfqx_top_fit("cgroup 77 (/cfqx-demo.4458/batch)", 20, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "cgroup 77 (/cfqx-de~");
+	cfqx_top_fit("ab\xc3\xa9" "cd", 4, buf, sizeof(buf));	/* no half UTF-8 */
+	cr_expect_str_eq(buf, "ab~");
+}
+
+Test(format, hist_quantile_interpolates)
+{
+	__u64 h[CFQX_HIST_SLOTS] = { 0 };
+
+	cr_expect_eq(cfqx_hist_quantile_ns(h, 0.5), 0);
+	h[6] = 100;	/* 64 .. 128 us */
+	cr_expect_eq(cfqx_hist_quantile_ns(h, 0.5), 96000);
+	cr_expect_eq(cfqx_hist_quantile_ns(h, 0.99), 127360);
+	cr_expect_eq(cfqx_hist_quantile_ns(h, 0.0), 64000);
+	h[0] = 100;	/* 0 .. 2 us */
+	cr_expect_eq(cfqx_hist_quantile_ns(h, 0.25), 1000);
+	cr_expect_eq(cfqx_hist_quantile_ns(h, 0.75), 96000);
+	memset(h, 0, sizeof(h));
+	h[CFQX_HIST_SLOTS - 1] = 3;	/* open-ended: its lower bound */
+	cr_expect_eq(cfqx_hist_quantile_ns(h, 0.99),
+		     cfqx_hist_slot_floor_ns(CFQX_HIST_SLOTS - 1));
 }

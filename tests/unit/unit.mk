@@ -5,7 +5,7 @@
 UNIT_SRCS := $(wildcard $(ROOT)/tests/unit/test-*.c)
 # user/user.mk is included after this fragment: name its pure files here
 UNIT_USER_SRCS := $(ROOT)/user/parse.c $(ROOT)/user/format.c \
-	$(ROOT)/user/devname.c $(ROOT)/user/prom.c
+	$(ROOT)/user/devname.c $(ROOT)/user/prom.c $(ROOT)/user/topview.c
 UNIT_DEPS := $(UNIT_SRCS) $(UNIT_USER_SRCS) \
 	$(wildcard $(ROOT)/include/cfqx/*.h) $(ROOT)/user/cfqx.h \
 	$(ROOT)/tests/bpf/json-mini.h
