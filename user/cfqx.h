@@ -32,6 +32,8 @@ int cfqx_cmd_stats(int argc, char **argv);	/* stats.c */
 int cfqx_cmd_top(int argc, char **argv);	/* top.c */
 int cfqx_cmd_run(int argc, char **argv);	/* daemon.c */
 int cfqx_cmd_events(int argc, char **argv);	/* events.c */
+int cfqx_cmd_sim(int argc, char **argv);	/* sim.c */
+int cfqx_cmd_fairness(int argc, char **argv);	/* fairness.c */
 
 /* Where `cfqx run` publishes its counters; `cfqx status` shows them. */
 #define CFQX_DAEMON_JSON	"/run/cfqx/daemon.json"
@@ -253,6 +255,37 @@ struct cfqx_metrics *cfqx_metrics_start(const struct sockaddr_storage *ss,
 					char *err, size_t errlen);
 /* Stops the thread and closes the socket (NULL: nothing). */
 void cfqx_metrics_stop(struct cfqx_metrics *m);
+
+/* ---- fair.c: the fairness figures (DESIGN "Measuring fairness") ---- */
+
+/*
+ * One definition for the simulator and the VM benchmarks (which reach it
+ * through `cfqx fairness`).  A group's demand is what it gets alone; its
+ * fair share water-fills the demands within the capacity; x = got / fair.
+ */
+struct cfqx_fairness {
+	double jain;		/* raw Jain over what the groups got */
+	double maxmin_jain;	/* Jain over x */
+	double worst_share;	/* smallest x */
+	double capacity;	/* what was water-filled (cost units) */
+};
+
+/* Jain's index (sum v)^2 / (n * sum v^2); 1 for n == 0 or all zero. */
+double cfqx_jain(int n, const double *v);
+/* Max-min fair split of @cap: fair[i] = min(demand[i], level), the level
+ * chosen so the fair shares sum to min(cap, sum of demands). */
+void cfqx_waterfill(int n, const double *demand, double cap, double *fair);
+/*
+ * The figures for @n groups.  Bytes unit (@solo_time NULL): demand[i] and
+ * got[i] in bytes/s, capacity @cap (<= 0: the total got), fair[i] in
+ * bytes/s.  Time unit: solo_time[i] is the fraction of device time group
+ * i occupies alone (at demand[i] bytes/s), the fractions are water-filled
+ * within @cap (<= 0: 1.0), and fair[i] = demand[i] * fair time / solo
+ * time.  share[i] = got[i] / fair[i] (1 when fair[i] is 0).
+ */
+void cfqx_fairness_eval(int n, const double *demand, const double *solo_time,
+			const double *got, double cap, double *fair,
+			double *share, struct cfqx_fairness *out);
 
 /* ---- snapshot.c: read the pinned maps ------------------------------ */
 int cfqx_snapshot_read(struct cfqx_snapshot *s);

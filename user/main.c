@@ -16,6 +16,8 @@ static const struct cfqx_command commands[] = {
 	{ "top", cfqx_cmd_top, "live per-group bandwidth table" },
 	{ "run", cfqx_cmd_run, "daemon: events to uevents (and JSON lines)" },
 	{ "events", cfqx_cmd_events, "print the event stream, one line each" },
+	{ "sim", cfqx_cmd_sim, "simulate a fio job file on a device model" },
+	{ "fairness", cfqx_cmd_fairness, "max-min fair shares of measured figures" },
 };
 
 static void usage(FILE *f)
