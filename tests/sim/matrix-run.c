@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One matrix scenario's verdict: its job file parsed back from disk (the
+ * file is the input, as for `cfqx sim`), each group alone under fifo for
+ * the demands, then the mix under cfqx and under fifo, scored with the
+ * same code `cfqx sim` uses, against the issue's targets: max-min Jain
+ * >= 0.95, worst x >= 0.8, total >= 95% of fifo's, sync reads' maximum
+ * latency <= fifo_expire_sync + one round, and no stall.
+ */
+#include <string.h>
+#include "matrix.h"
+
+sim_u64 sim_round_ns(const struct sim_devcfg *dev,
+		     const struct cfqx_policy *pol, const struct sim_res *r)
+{
+	sim_u64 t = 0;
+	int g;
+
+	for (g = 0; g < r->ngroups; g++)
+		t += pol->quantum * sim_dev_nominal_ns(dev, r->g[g].max_bs,
+						       r->g[g].sequential);
+	switch (dev->model) {
+	case SIM_NULLB:
+		return t + dev->lat_ns + (dev->bw ? dev->tick_ns : 0);
+	case SIM_SSD:
+		return t + dev->read_ns;
+	default:
+		return t;
+	}
+}
+
+static double max_sync_read_ms(const struct sim_res *r)
+{
+	sim_u64 m = 0;
+	int g;
+
+	for (g = 0; g < r->ngroups; g++)
+		if (r->g[g].sync_read_lat_max > m)
+			m = r->g[g].sync_read_lat_max;
+	return (double)m / 1e6;
+}
+
+void sim_verdict_run(const struct sim_scenario *sc, const char *path,
+		     struct sim_verdict *v)
+{
+	struct sim_jobfile jf;
+	struct sim_opts o;
+	struct sim_solo solo;
+	struct sim_eval ec, ef;
+	char err[256];
+
+	memset(v, 0, sizeof(*v));
+	v->index = sc->index;
+	if (sim_jobfile_parse(path, &jf, err, sizeof(err))) {
+		snprintf(v->error, sizeof(v->error), "%s", err);
+		return;
+	}
+	memset(&o, 0, sizeof(o));
+	o.jf = &jf;
+	o.dev = sc->dev;
+	o.policy = (struct cfqx_policy)CFQX_POLICY_DEFAULT;
+	o.policy.group_by = sc->group_by;
+	o.seed = sc->seed;
+	o.only_group = -1;
+	if (sim_solo_run(&o, &solo, err, sizeof(err))) {
+		snprintf(v->error, sizeof(v->error), "solo: %s", err);
+		goto out_jf;
+	}
+	o.sched = SIM_SCHED_CFQX;
+	if (sim_evaluate(&o, &solo, &ec, err, sizeof(err))) {
+		snprintf(v->error, sizeof(v->error), "cfqx: %s", err);
+		goto out_solo;
+	}
+	o.sched = SIM_SCHED_FIFO;
+	if (sim_evaluate(&o, &solo, &ef, err, sizeof(err))) {
+		snprintf(v->error, sizeof(v->error), "fifo: %s", err);
+		goto out_ec;
+	}
+	v->maxmin = ec.f.maxmin_jain;
+	v->worst = ec.f.worst_share;
+	v->fifo_maxmin = ef.f.maxmin_jain;
+	v->fifo_worst = ef.f.worst_share;
+	v->cfqx_mib_s = ec.total_bw / (1 << 20);
+	v->fifo_mib_s = ef.total_bw / (1 << 20);
+	v->total_ratio = ef.total_bw > 0 ? ec.total_bw / ef.total_bw : 0;
+	v->lat_ms = max_sync_read_ms(&ec.run);
+	v->lat_bound_ms = (double)o.policy.fifo_expire_sync +
+		(double)sim_round_ns(&o.dev, &o.policy, &ec.run) / 1e6;
+	v->stalls = ec.run.stalls;
+	v->pass = v->maxmin >= SIM_T_MAXMIN && v->worst >= SIM_T_WORST &&
+		v->total_ratio >= SIM_T_TOTAL && v->lat_ms <= v->lat_bound_ms &&
+		!v->stalls;
+	sim_eval_free(&ef);
+out_ec:
+	sim_eval_free(&ec);
+out_solo:
+	sim_solo_free(&solo);
+out_jf:
+	sim_jobfile_free(&jf);
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The matrix generator covers what issue 9's Targets ask for (at least
+ * 200 scenarios; 2-16 groups; greedy groups at depth 1-64 and sync
+ * readers with think time 0-5 ms; 4 KiB-1 MiB; sequential and random;
+ * reads and writes; every key; every model), every scenario is a job file
+ * the parser accepts, its key decides its groups (another key would group
+ * it differently), it is the same for the same seed, and a scenario's
+ * verdict comes out of a run with sane figures.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "matrix.h"
+
+static int groups_under(const struct sim_jobfile *jf, unsigned by)
+{
+	struct sim_proc_id *p;
+	sim_u64 keys[1024];
+	int n = sim_procs(jf, &p), i, k, ng = 0;
+
+	cr_assert_gt(n, 0);
+	for (i = 0; i < n; i++) {
+		sim_u64 key = sim_proc_key(&p[i], by);
+
+		for (k = 0; k < ng && keys[k] != key; k++)
+			;
+		if (k == ng)
+			keys[ng++] = key;
+	}
+	free(p);
+	return ng;
+}
+
+Test(simmatrix, covers_the_targets)
+{
+	bool models[SIM_MODELS] = { 0 }, keys[CFQX_BY_NR] = { 0 };
+	bool counts[17] = { 0 };
+	unsigned dmin = 1000, dmax = 0;
+	sim_u64 tmin = ~0ULL, tmax = 0, bmin = ~0ULL, bmax = 0;
+	bool seq = 0, rnd = 0, rd = 0, wr = 0, buf = 0;
+	char err[512];
+	int i, by;
+
+	cr_assert_geq(SIM_MATRIX_N, 200);
+	for (i = 0; i < SIM_MATRIX_N; i++) {
+		struct sim_scenario sc;
+		struct sim_jobfile jf;
+		bool other = false;
+
+		cr_assert_eq(sim_scenario_make(i, SIM_MATRIX_SEED, &sc), 0);
+		cr_assert_eq(sim_jobfile_parse_text(sc.name, sc.fio, &jf, err,
+						    sizeof(err)), 0, "%s", err);
+		cr_expect_eq(groups_under(&jf, sc.group_by), sc.ngroups, "%s",
+			     sc.name);
+		for (by = 0; by < CFQX_BY_NR; by++)
+			if ((unsigned)by != sc.group_by &&
+			    groups_under(&jf, by) != sc.ngroups)
+				other = true;
+		cr_expect(other, "%s: every key groups it the same", sc.name);
+		models[sc.dev.model] = keys[sc.group_by] = true;
+		counts[sc.ngroups] = true;
+		if (sc.greedy) {
+			dmin = sc.min_depth < dmin ? sc.min_depth : dmin;
+			dmax = sc.max_depth > dmax ? sc.max_depth : dmax;
+		}
+		if (sc.readers) {
+			tmin = sc.min_think_us < tmin ? sc.min_think_us : tmin;
+			tmax = sc.max_think_us > tmax ? sc.max_think_us : tmax;
+		}
+		bmin = sc.min_bs < bmin ? sc.min_bs : bmin;
+		bmax = sc.max_bs > bmax ? sc.max_bs : bmax;
+		seq |= sc.seq;
+		rnd |= sc.rnd;
+		rd |= sc.reads;
+		wr |= sc.writes;
+		buf |= sc.buffered;
+		sim_jobfile_free(&jf);
+		sim_scenario_free(&sc);
+	}
+	for (i = 0; i < SIM_MODELS; i++)
+		cr_expect(models[i], "model %d", i);
+	for (i = 0; i < CFQX_BY_NR; i++)
+		cr_expect(keys[i], "key %d", i);
+	for (i = 2; i <= 16; i++)
+		cr_expect(counts[i], "%d groups", i);
+	cr_expect_eq(dmin, 1);
+	cr_expect_eq(dmax, 64);
+	cr_expect_eq(tmin, 0);
+	cr_expect_geq(tmax, 4500);
+	cr_expect_leq(tmax, 5000);
+	cr_expect_eq(bmin, 4096);
+	cr_expect_eq(bmax, 1 << 20);
+	cr_expect(seq && rnd && rd && wr && buf);
+}
+
+Test(simmatrix, same_seed_same_files)
+{
+	struct sim_scenario a, b, c;
+
+	cr_assert_eq(sim_scenario_make(17, SIM_MATRIX_SEED, &a), 0);
+	cr_assert_eq(sim_scenario_make(17, SIM_MATRIX_SEED, &b), 0);
+	cr_assert_eq(sim_scenario_make(17, SIM_MATRIX_SEED + 1, &c), 0);
+	cr_expect_str_eq(a.fio, b.fio);
+	cr_expect_str_neq(a.fio, c.fio);
+	cr_expect(strstr(a.fio, "; cfqx sim m017-"), "the header says how to run it");
+	sim_scenario_free(&a);
+	sim_scenario_free(&b);
+	sim_scenario_free(&c);
+}
+
+/* A verdict comes from a real run: figures in range, bound sensible. */
+Test(simmatrix, verdicts, .timeout = 120)
+{
+	char path[] = "/tmp/cfqx-simmatrix-XXXXXX";
+	int i;
+
+	for (i = 0; i < 3; i++) {	/* nullb, ssd, hdd */
+		struct sim_scenario sc;
+		struct sim_verdict v;
+		int fd = mkstemp(path);
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(sim_scenario_make(i, SIM_MATRIX_SEED, &sc), 0);
+		cr_assert_eq(write(fd, sc.fio, strlen(sc.fio)), (ssize_t)strlen(sc.fio));
+		close(fd);
+		sim_verdict_run(&sc, path, &v);
+		unlink(path);
+		strcpy(path, "/tmp/cfqx-simmatrix-XXXXXX");
+		cr_expect_eq(v.error[0], 0, "%s: %s", sc.name, v.error);
+		cr_expect(v.maxmin > 0 && v.maxmin <= 1.0 + 1e-9, "%f", v.maxmin);
+		cr_expect(v.fifo_maxmin > 0 && v.fifo_maxmin <= 1.0 + 1e-9);
+		cr_expect_gt(v.cfqx_mib_s, 0);
+		cr_expect_gt(v.fifo_mib_s, 0);
+		cr_expect_gt(v.lat_bound_ms, 500);
+		cr_expect_eq(v.pass, v.maxmin >= SIM_T_MAXMIN &&
+			     v.worst >= SIM_T_WORST &&
+			     v.total_ratio >= SIM_T_TOTAL &&
+			     v.lat_ms <= v.lat_bound_ms && !v.stalls);
+		sim_scenario_free(&sc);
+	}
+}

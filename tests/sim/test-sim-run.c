@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulator's engine and scoring: same seed, same bytes of JSON (under
+ * both schedulers, on every model); the seed matters; a group alone is
+ * its own demand; fio semantics of size, runtime, rwmixread, numjobs and
+ * buffered writes; grouping under each key; and fifo's known unfairness
+ * to one-deep readers next to a deep group (what `none` does in the VM).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../../user/sim.h"
+
+static char err[512];
+
+static const char mix[] =
+	"[global]\ndirect=1\nbs=64k\nsize=1g\nruntime=1\ntime_based\n"
+	"[greedy]\nioengine=libaio\niodepth=16\nrw=randread\nuid=1001\n"
+	"[light2]\nrw=randread\noffset=1g\nuid=1002\n"
+	"[light3]\nrw=read\noffset=2g\nthinktime=300\nuid=1003\n"
+	"[writer]\nrw=randwrite\nbs=16k\noffset=3g\ndirect=0\nuid=1004\n";
+
+static void opts(struct sim_opts *o, const struct sim_jobfile *jf,
+		 const char *dev, int sched, unsigned by, sim_u64 seed)
+{
+	memset(o, 0, sizeof(*o));
+	o->jf = jf;
+	cr_assert_eq(sim_dev_parse(dev, &o->dev, err, sizeof(err)), 0, "%s", err);
+	o->policy = (struct cfqx_policy)CFQX_POLICY_DEFAULT;
+	o->policy.group_by = by;
+	o->sched = sched;
+	o->seed = seed;
+	o->only_group = -1;
+}
+
+/* The JSON report of @text (malloc'd). */
+static char *json(const char *text, const char *dev, int sched, unsigned by,
+		  sim_u64 seed)
+{
+	struct sim_jobfile jf;
+	struct sim_opts o;
+	struct sim_eval e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_eq(sim_jobfile_parse_text("t.fio", text, &jf, err, sizeof(err)),
+		     0, "%s", err);
+	opts(&o, &jf, dev, sched, by, seed);
+	cr_assert_eq(sim_evaluate(&o, NULL, &e, err, sizeof(err)), 0, "%s", err);
+	f = open_memstream(&buf, &len);
+	sim_report_json(f, &o, &e);
+	fclose(f);
+	sim_eval_free(&e);
+	sim_jobfile_free(&jf);
+	return buf;
+}
+
+Test(simrun, same_input_same_bytes)
+{
+	static const char *const devs[] = { "nullb", "ssd", "hdd" };
+	int d, s;
+
+	for (d = 0; d < 3; d++)
+		for (s = 0; s < 2; s++) {
+			char *a = json(mix, devs[d], s, CFQX_BY_UID, 42);
+			char *b = json(mix, devs[d], s, CFQX_BY_UID, 42);
+			char *c = json(mix, devs[d], s, CFQX_BY_UID, 43);
+
+			cr_expect_str_eq(a, b, "%s sched %d", devs[d], s);
+			cr_expect_str_neq(a, c, "the seed drives the random offsets");
+			cr_expect(strstr(a, "\"total_kib_s\":") &&
+				  strstr(a, "\"maxmin_jain\":") &&
+				  strstr(a, "\"worst_share\":") &&
+				  strstr(a, "\"groups\":[{\"name\":\"uid 1001\""), "%s", a);
+			free(a);
+			free(b);
+			free(c);
+		}
+}
+
+Test(simrun, alone_is_its_own_demand)
+{
+	struct sim_jobfile jf;
+	struct sim_opts o;
+	struct sim_eval e;
+
+	cr_assert_eq(sim_jobfile_parse_text("t.fio",
+		"[a]\ndirect=1\nioengine=libaio\niodepth=8\nbs=16k\nrw=randread\n"
+		"size=1g\nruntime=1\ntime_based\n", &jf, err, sizeof(err)), 0);
+	opts(&o, &jf, "nullb", SIM_SCHED_FIFO, CFQX_BY_TGID, 1);
+	cr_assert_eq(sim_evaluate(&o, NULL, &e, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(e.run.ngroups, 1);
+	cr_expect_float_eq(e.demand_bw[0], e.got_bw[0], 1e-6);
+	cr_expect_float_eq(e.share[0], 1.0, 1e-9);
+	cr_expect_float_eq(e.f.maxmin_jain, 1.0, 1e-9);
+	sim_eval_free(&e);
+	/* the same under cfqx: one group gets every tag */
+	o.sched = SIM_SCHED_CFQX;
+	cr_assert_eq(sim_evaluate(&o, NULL, &e, err, sizeof(err)), 0, "%s", err);
+	cr_expect_float_eq(e.share[0], 1.0, 0.02, "%f", e.share[0]);
+	sim_eval_free(&e);
+	sim_jobfile_free(&jf);
+}
+
+static void run(const char *text, const char *dev, int sched, unsigned by,
+		struct sim_res *r)
+{
+	struct sim_jobfile jf;
+	struct sim_opts o;
+
+	cr_assert_eq(sim_jobfile_parse_text("t.fio", text, &jf, err, sizeof(err)),
+		     0, "%s", err);
+	opts(&o, &jf, dev, sched, by, 3);
+	cr_assert_eq(sim_run(&o, r, err, sizeof(err)), 0, "%s", err);
+	sim_jobfile_free(&jf);
+}
+
+Test(simrun, fio_semantics)
+{
+	struct sim_res r;
+
+	/* size-bound: exactly size / bs requests, then the job ends */
+	run("[a]\ndirect=1\nbs=4k\nsize=1m\n", "nullb", SIM_SCHED_FIFO, 0, &r);
+	cr_expect_eq(r.g[0].ios, 256);
+	cr_expect_eq(r.g[0].bytes, 1 << 20);
+	cr_expect_eq(r.duration_ns, 256 * 200 * SIM_NS_PER_US,
+		     "one at a time, 200 us each");
+	sim_res_free(&r);
+	/* runtime: nothing issued after it */
+	run("[a]\ndirect=1\nbs=4k\nsize=1g\nruntime=100ms\n", "nullb,bw=0",
+	    SIM_SCHED_FIFO, 0, &r);
+	cr_expect_eq(r.g[0].ios, 500);
+	sim_res_free(&r);
+	/* rwmixread=70: about 70% reads */
+	run("[a]\ndirect=1\nrw=randrw\nrwmixread=70\nbs=4k\nsize=1g\nruntime=1\n",
+	    "nullb,bw=0", SIM_SCHED_FIFO, 0, &r);
+	cr_expect_float_eq((double)r.g[0].sync_reads / r.g[0].ios, 0.7, 0.02);
+	sim_res_free(&r);
+	/* buffered writes are async: no sync reads, many in flight */
+	run("[a]\nrw=write\nbs=4k\nsize=1g\nruntime=1\n", "nullb,bw=0",
+	    SIM_SCHED_FIFO, 0, &r);
+	cr_expect_eq(r.g[0].sync_reads, 0);
+	cr_expect_eq(r.g[0].ios, SIM_WRITEBACK_DEPTH * 5000);
+	sim_res_free(&r);
+	/* think time: one request per (latency + think) */
+	run("[a]\ndirect=1\nbs=4k\nsize=1g\nruntime=1\nthinktime=800\n",
+	    "nullb,bw=0", SIM_SCHED_FIFO, 0, &r);
+	cr_expect_eq(r.g[0].ios, 1000);
+	sim_res_free(&r);
+	/* time_based needs a runtime */
+	{
+		struct sim_jobfile jf;
+		struct sim_opts o;
+
+		cr_assert_eq(sim_jobfile_parse_text("t.fio", "[a]\ntime_based\n",
+						    &jf, err, sizeof(err)), 0);
+		opts(&o, &jf, "nullb", SIM_SCHED_FIFO, 0, 1);
+		cr_expect_eq(sim_run(&o, &r, err, sizeof(err)), -1);
+		cr_expect(strstr(err, "time_based needs runtime"), "%s", err);
+		sim_jobfile_free(&jf);
+	}
+}
+
+Test(simrun, groups_follow_the_key)
+{
+	static const char text[] =
+		"[global]\ndirect=1\nsize=1g\nruntime=200ms\n"
+		"[a]\nnumjobs=3\nuid=1\ngid=10\ncgroup=x\n"
+		"[b]\nuid=1\ngid=11\ncgroup=y\n"
+		"[c]\nuid=2\ngid=11\ncgroup=x\n";
+	static const struct { unsigned by; int n; const char *first; } want[] = {
+		{ CFQX_BY_TGID, 5, "a.0" }, { CFQX_BY_PGID, 3, "a" },
+		{ CFQX_BY_UID, 2, "uid 1" }, { CFQX_BY_GID, 2, "gid 10" },
+		{ CFQX_BY_CGROUP, 2, "cgroup /x" },
+	};
+	struct sim_res r;
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		run(text, "nullb", SIM_SCHED_CFQX, want[i].by, &r);
+		cr_expect_eq(r.ngroups, want[i].n, "key %u", want[i].by);
+		cr_expect_str_eq(r.g[0].name, want[i].first);
+		cr_expect_gt(r.g[r.ngroups - 1].ios, 0);
+		sim_res_free(&r);
+	}
+	run(text, "nullb", SIM_SCHED_CFQX, CFQX_BY_UID, &r);
+	cr_expect_eq(r.g[0].nprocs, 4);
+	cr_expect_eq(r.g[1].nprocs, 1);
+	sim_res_free(&r);
+}
+
+/* none on the VM's null_blk: the deep group takes most of the device. */
+Test(simrun, fifo_favours_the_deep_group)
+{
+	struct sim_jobfile jf;
+	struct sim_opts o;
+	struct sim_eval e;
+
+	cr_assert_eq(sim_jobfile_parse_text("t.fio",
+		"[global]\ndirect=1\nbs=64k\nsize=4g\nruntime=2\ntime_based\n"
+		"[greedy]\nioengine=libaio\niodepth=16\nrw=randread\nuid=1001\n"
+		"[l2]\nrw=randread\nuid=1002\n[l3]\nrw=randread\nuid=1003\n"
+		"[l4]\nrw=randread\nuid=1004\n", &jf, err, sizeof(err)), 0);
+	opts(&o, &jf, "nullb", SIM_SCHED_FIFO, CFQX_BY_UID, 1);
+	cr_assert_eq(sim_evaluate(&o, NULL, &e, err, sizeof(err)), 0, "%s", err);
+	cr_expect_gt(e.share[0], 2.0, "%f", e.share[0]);
+	cr_expect_lt(e.f.worst_share, 0.5, "%f", e.f.worst_share);
+	cr_expect_lt(e.f.maxmin_jain, 0.6, "%f", e.f.maxmin_jain);
+	cr_expect_float_eq(e.f.capacity, e.total_bw, 1e-6 * e.total_bw);
+	sim_eval_free(&e);
+	sim_jobfile_free(&jf);
+}
