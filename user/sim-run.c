@@ -587,6 +587,8 @@ static int setup(struct sim *s, const struct sim_opts *o, struct sim_res *r,
 			res->max_bs = j->bs;
 		if (j->random)
 			res->sequential = false;
+		if (sim_job_depth(j) > res->max_depth)
+			res->max_depth = sim_job_depth(j);
 		if (o->only_group >= 0 && o->only_group != k)
 			continue;
 		s->procs[s->nprocs].job = j;
@@ -742,7 +744,8 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 
 		if (g->res->window_ns > r->duration_ns)
 			g->res->window_ns = r->duration_ns;
-		qsort(g->lat, g->nlat, sizeof(*g->lat), cmp_u64);
+		if (g->nlat)
+			qsort(g->lat, g->nlat, sizeof(*g->lat), cmp_u64);
 		g->res->lat_p50 = pct(g->lat, g->nlat, 50);
 		g->res->lat_p99 = pct(g->lat, g->nlat, 99);
 	}

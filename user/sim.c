@@ -127,7 +127,7 @@ int cfqx_cmd_sim(int argc, char **argv)
 		return CFQX_EXIT_USAGE;
 	}
 	if (sim_dev_parse(dev, &o.dev, err, sizeof(err))) {
-		cfqx_err("sim: --device %s", err);
+		cfqx_err("sim: bad --device: %s", err);
 		return CFQX_EXIT_USAGE;
 	}
 	if (sim_jobfile_parse(path, &jf, err, sizeof(err))) {

@@ -207,6 +207,7 @@ struct sim_group_res {
 	sim_u64 sync_read_lat_max;	/* ns */
 	sim_u64 window_ns;		/* its rates are over this time */
 	sim_u64 min_bs, max_bs;		/* request sizes its jobs use */
+	unsigned max_depth;		/* deepest process (sim_job_depth) */
 	bool sequential;		/* every job of the group sequential */
 };
 

@@ -6,6 +6,7 @@
 # Usage: cli.sh CFQX_BINARY
 set -u
 cfqx=$1
+[ -x "$cfqx" ] || { echo "cli.sh: no cfqx binary at '$cfqx'"; exit 1; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fails=0
@@ -59,7 +60,7 @@ expect_err "key outside a section" 1 "nosection.fio:1: 'bs=4k' outside a section
 expect_err "job beyond the device" 1 "beyond the device" sim "$dir/toobig.fio"
 expect_err "missing job file" 1 "No such file" sim "$dir/none.fio"
 expect_err "no job file" 2 "no job file" sim
-expect_err "unknown model" 2 "unknown device model 'floppy'" sim "$dir/good.fio" --device floppy
+expect_err "unknown model" 2 "bad --device: unknown device model 'floppy'" sim "$dir/good.fio" --device floppy
 expect_err "unknown device parameter" 2 "nullb: unknown parameter 'rpm'" sim "$dir/good.fio" --device nullb,rpm=7200
 expect_err "bad device value" 2 "hdd: bad rpm value 'fast'" sim "$dir/good.fio" --device hdd,rpm=fast
 expect_err "time without a unit" 2 "nullb: bad lat value '200'" sim "$dir/good.fio" --device nullb,lat=200
@@ -97,15 +98,14 @@ fi
 "$cfqx" sim --help | grep -q 'hdd (fair shares in device time)' && ok "sim --help lists the models" ||
 	fail "sim --help"
 # the issue's uid mix: 100 of 200 is a fair share, 30 of it is x = 0.3
-out=$("$cfqx" fairness --json a=200:170 b=200:30)
-if echo "$out" | jq -e '.groups[1].fair == 100 and (.groups[1].share - 0.3 | fabs) < 1e-9 and
+if out=$("$cfqx" fairness --json a=200:170 b=200:30) && echo "$out" | jq -e '.groups[1].fair == 100 and (.groups[1].share - 0.3 | fabs) < 1e-9 and
 	(.worst_share - 0.3 | fabs) < 1e-9' > /dev/null; then
 	ok "fairness: the uid mix's figures"
 else
 	fail "fairness: $out"
 fi
-out=$("$cfqx" fairness --time --json a=1:200:50 b=0.25:100:50)
-if echo "$out" | jq -e '.groups[0].fair == 150 and .groups[1].fair == 100' > /dev/null; then
+if out=$("$cfqx" fairness --time --json a=1:200:50 b=0.25:100:50) &&
+   echo "$out" | jq -e '.groups[0].fair == 150 and .groups[1].fair == 100' > /dev/null; then
 	ok "fairness --time: water-filled device time"
 else
 	fail "fairness --time: $out"

@@ -40,7 +40,7 @@ static const char *const dev_files[SIM_MODELS] = {
 };
 
 /* Virtual seconds per run: enough requests for stable shares. */
-static const unsigned runtime_s[SIM_MODELS] = { 2, 1, 12 };
+static const unsigned runtime_s[SIM_MODELS] = { 4, 2, 30 };
 
 struct gkind {
 	bool greedy, write, buffered, random;

@@ -292,14 +292,14 @@ int main(int argc, char **argv)
 			{ "cfqx max-min Jain", ">= 0.95", offsetof(struct sim_verdict, maxmin), false },
 			{ "cfqx worst share", ">= 0.80", offsetof(struct sim_verdict, worst), false },
 			{ "cfqx total / fifo", ">= 0.95", offsetof(struct sim_verdict, total_ratio), false },
-			{ "sync read max / bound", "<= 1 (max, median)", 0, true },
+			{ "sync reader max / bound", "<= 1", 0, true },
 			{ "fifo max-min Jain", "(reference)", offsetof(struct sim_verdict, fifo_maxmin), false },
 			{ "fifo worst share", "(reference)", offsetof(struct sim_verdict, fifo_worst), false },
 		};
 		size_t j;
 		double mn, md;
 
-		printf("  %-24s %8s %8s   %s\n", "metric", "min", "median", "target");
+		printf("  %-24s %8s %8s   %s\n", "metric", "worst", "median", "target");
 		for (j = 0; j < sizeof(m) / sizeof(m[0]); j++) {
 			stats(v, got, m[j].off, &mn, &md, m[j].lat);
 			printf("  %-24s %8.3f %8.3f   %s\n", m[j].name, mn, md,
@@ -340,5 +340,8 @@ int main(int argc, char **argv)
 	} else {
 		printf("sim-matrix: plot %s\n", a.plot);
 	}
+	free(v);
+	free(pf);
+	free(pids);
 	return rc || fails || errors ? 1 : 0;
 }
