@@ -111,6 +111,7 @@ int cfqx_policy_validate(const struct cfqx_policy *p, char *err,
 			 size_t errlen);
 /* Strict unsigned parse: whole string, decimal, <= max. */
 int cfqx_parse_u32(const char *s, __u32 max, __u32 *out);
+int cfqx_parse_u64(const char *s, __u64 max, __u64 *out);
 /*
  * Listen address "ADDR:PORT", "[IPV6]:PORT", ":PORT" or "PORT" (the last
  * two and "localhost" mean 127.0.0.1) -> socket address; *loopback tells

@@ -13,7 +13,7 @@
 
 #define NFIELDS (CFQX_POLICY_SIZE / 4)
 
-int cfqx_parse_u32(const char *s, __u32 max, __u32 *out)
+int cfqx_parse_u64(const char *s, __u64 max, __u64 *out)
 {
 	unsigned long long v;
 	char *end;
@@ -23,6 +23,16 @@ int cfqx_parse_u32(const char *s, __u32 max, __u32 *out)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cfqx_parse_u32(const char *s, __u32 max, __u32 *out)
+{
+	__u64 v;
+
+	if (cfqx_parse_u64(s, max, &v))
 		return -1;
 	*out = (__u32)v;
 	return 0;

@@ -103,9 +103,6 @@ static sim_u64 cfield(const struct sim_devcfg *c, const struct param *p)
 
 static int parse_value(const struct param *p, const char *v, sim_u64 *out)
 {
-	const char *e;
-	char *end;
-
 	switch (p->kind) {
 	case P_BYTES:
 	case P_RATE:
@@ -115,11 +112,7 @@ static int parse_value(const struct param *p, const char *v, sim_u64 *out)
 			/* a bare number is ns only when it is 0 */
 			(strspn(v, "0123456789") == strlen(v) && *out) ? -1 : 0;
 	default:
-		e = v;
-		if (!*e || *e == '-' || *e == '+' || *e == ' ')
-			return -1;
-		*out = strtoull(e, &end, 10);
-		return *end ? -1 : 0;
+		return cfqx_parse_u64(v, UINT64_MAX, (__u64 *)out);
 	}
 }
 

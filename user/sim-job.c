@@ -109,10 +109,9 @@ static int parse_bool(const char *v, bool *out)
 static int parse_uint(const char *v, sim_u64 min, sim_u64 max,
 		      unsigned *out)
 {
-	const char *e;
-	sim_u64 x;
+	__u64 x;
 
-	if (!v || parse_u64(v, &e, &x) || *e || x < min || x > max)
+	if (cfqx_parse_u64(v, max, &x) || x < min)
 		return -1;
 	*out = (unsigned)x;
 	return 0;

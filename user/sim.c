@@ -5,7 +5,6 @@
  * chosen device model under the chosen scheduler (user/sim-*.c), and
  * prints the per-group shares as a table or JSON.  No system access.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sim.h"
@@ -27,21 +26,6 @@ static void sim_usage(FILE *f)
 		"  --FIELD N  a cfqx policy field, as for cfqx policy (e.g. --quantum 8)\n"
 		"models:\n");
 	sim_dev_help(f);
-}
-
-static int parse_seed(const char *s, sim_u64 *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 int cfqx_cmd_sim(int argc, char **argv)
@@ -95,7 +79,7 @@ int cfqx_cmd_sim(int argc, char **argv)
 			o.policy.group_by = key;
 			i++;
 		} else if (!strcmp(a, "--seed")) {
-			if (parse_seed(v, &o.seed)) {
+			if (cfqx_parse_u64(v, UINT64_MAX, (__u64 *)&o.seed)) {
 				cfqx_err("sim: bad --seed '%s' (a number, 0 to 2^64-1)",
 					 v ? v : "");
 				return CFQX_EXIT_USAGE;

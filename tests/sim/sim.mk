@@ -6,7 +6,7 @@
 # scenario matrix against issue 9's targets (sim-matrix: summary, failing
 # scenarios, build/sim-matrix.png; exits non-zero when a target fails).
 SIM_PURE_SRCS := $(addprefix $(ROOT)/user/,sim-job.c sim-dev.c sim-run.c \
-	sim-eval.c sim-report.c fair.c format.c) $(SCHED_SRCS)
+	sim-eval.c sim-report.c fair.c format.c parse.c) $(SCHED_SRCS)
 SIM_MATRIX_SRCS := $(ROOT)/tests/sim/matrix-gen.c $(ROOT)/tests/sim/matrix-run.c
 SIM_TEST_SRCS := $(wildcard $(ROOT)/tests/sim/test-*.c)
 SIM_DEPS := $(SIM_PURE_SRCS) $(SIM_MATRIX_SRCS) $(ROOT)/user/sim.h \
