@@ -69,9 +69,11 @@ expect_err "bad policy key" 2 "bad --policy 'user'" sim "$dir/good.fio" --policy
 expect_err "bad seed" 2 "bad --seed '-1'" sim "$dir/good.fio" --seed -1
 expect_err "bad policy field" 2 "quantum" sim "$dir/good.fio" --quantum 0
 expect_err "unknown option" 2 "unknown option '--fast'" sim "$dir/good.fio" --fast
-expect_err "fairness: bad group" 2 "bad group '1:x'" fairness 1:x
-expect_err "fairness: time above 1" 2 "SOLO_TIME <= 1" fairness --time 1.5:100:50
-expect_err "fairness: no groups" 2 "no groups" fairness
+expect_err "fairness: bad number" 2 "bad --got '1 x'" fairness --demand "1 2" --got "1 x"
+expect_err "fairness: counts differ" 2 "the same count (2, 1)" fairness --demand "1 2" --got "1"
+expect_err "fairness: time above 1" 2 "bad --solo-time '1.5 1'" fairness --demand "1 2" --got "1 1" --solo-time "1.5 1"
+expect_err "fairness: no groups" 2 "one number per group" fairness
+expect_err "fairness: bad capacity" 2 "bad --capacity '0'" fairness --capacity 0 --demand 1 --got 1
 
 for s in cfqx fifo; do
 	for d in nullb ssd hdd; do
@@ -98,16 +100,26 @@ fi
 "$cfqx" sim --help | grep -q 'hdd (fair shares in device time)' && ok "sim --help lists the models" ||
 	fail "sim --help"
 # the issue's uid mix: 100 of 200 is a fair share, 30 of it is x = 0.3
-if out=$("$cfqx" fairness --json a=200:170 b=200:30) && echo "$out" | jq -e '.groups[1].fair == 100 and (.groups[1].share - 0.3 | fabs) < 1e-9 and
-	(.worst_share - 0.3 | fabs) < 1e-9' > /dev/null; then
-	ok "fairness: the uid mix's figures"
+out=$("$cfqx" fairness --capacity 200 --demand "200 200" --got "170 30")
+if [ "$out" = "0.671 0.300 0.671" ]; then
+	ok "fairness: the uid mix's figures ($out)"
 else
-	fail "fairness: $out"
+	fail "fairness: '$out'"
 fi
-if out=$("$cfqx" fairness --time --json a=1:200:50 b=0.25:100:50) &&
-   echo "$out" | jq -e '.groups[0].fair == 150 and .groups[1].fair == 100' > /dev/null; then
-	ok "fairness --time: water-filled device time"
+if out=$("$cfqx" fairness --json --names "a b" --demand "200 100" --got "50,50" --solo-time "1 0.25") &&
+   echo "$out" | jq -e '.unit == "time" and .groups[0].name == "a" and
+	.groups[0].fair == 150 and .groups[1].fair == 100' > /dev/null; then
+	ok "fairness --solo-time: water-filled device time"
 else
-	fail "fairness --time: $out"
+	fail "fairness --solo-time: $out"
+fi
+# the VM's mixes, when there are any, all go through the simulator
+mixes=$(ls "$(dirname "$0")"/../mixes/*.fio 2>/dev/null || true)
+if [ -n "$mixes" ]; then
+	if "$(dirname "$0")"/../../scripts/sim-mixes.sh "$cfqx" $mixes > "$dir/mixes" 2>&1; then
+		ok "sim-mixes: $(($(wc -l < "$dir/mixes") - 1)) mix runs"
+	else
+		fail "sim-mixes: $(tail -3 "$dir/mixes")"
+	fi
 fi
 [ "$fails" -eq 0 ]

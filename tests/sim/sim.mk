@@ -66,3 +66,9 @@ sim-matrix: $(SIM_MATRIX_BIN)
 
 ALL += $(SIM_TEST_BIN) $(SIM_MATRIX_BIN)
 TESTS += test-sim test-sim-asan sim-matrix
+
+# The simulator's prediction for each VM mix (tests/mixes/*.fio), to set
+# against the VM's figures (make bench-sched).
+.PHONY: sim-mixes
+sim-mixes: $(CFQX_BIN)
+	$(Q)$(ROOT)/scripts/sim-mixes.sh $(CFQX_BIN)
