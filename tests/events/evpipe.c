@@ -3,10 +3,12 @@
  * evpipe: the event pipeline (user/pipeline.c) alone, as `cfqx run
  * --no-uevents --json FILE` runs it, so the storm tests can run it under
  * ASan/UBSan and TSan without the rest of the cfqx command.  Prints the
- * final counters as one JSON object on stdout.  SIGTERM/SIGINT: stop
+ * final counters as one JSON object on stdout; --counters FILE also
+ * keeps the live counters in FILE (rewritten every 100 ms, replaced
+ * atomically) for tests that wait for a condition.  SIGTERM/SIGINT: stop
  * reading, drain, exit 0.
  * usage: evpipe --maps DIR --json FILE [--once] [--drop-when-full]
- *               [--fifo-size BYTES]
+ *               [--fifo-size BYTES] [--counters FILE]
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,6 +22,23 @@
 
 #include "pipeline.h"
 
+/* The live counters to @path, through a temporary file and rename(). */
+static void write_live(const char *path, const struct cfqx_pipe_counters *c)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fputc('{', f);
+	cfqx_pipe_counters_json(c, f);
+	fputs("}\n", f);
+	if (fclose(f) == 0)
+		rename(tmp, path);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -28,13 +47,14 @@ int main(int argc, char **argv)
 		{ "once", no_argument, NULL, 'o' },
 		{ "drop-when-full", no_argument, NULL, 'D' },
 		{ "fifo-size", required_argument, NULL, 'f' },
+		{ "counters", required_argument, NULL, 'c' },
 		{ 0 }
 	};
 	struct cfqx_pipe_opts o = {
 		.fifo_bytes = 1u << 20, .json_fd = -1, .text_fd = -1,
 	};
 	struct cfqx_pipe_counters fin;
-	const char *maps = NULL, *json = "/dev/null";
+	const char *maps = NULL, *json = "/dev/null", *live = NULL;
 	struct cfqx_pipe *p;
 	char err[512];
 	int c, stats_fd, r;
@@ -47,6 +67,7 @@ int main(int argc, char **argv)
 		case 'o': o.once = 1; break;
 		case 'D': o.drop_when_full = 1; break;
 		case 'f': o.fifo_bytes = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'c': live = optarg; break;
 		default:
 			fprintf(stderr, "evpipe: bad option\n");
 			return 2;
@@ -82,6 +103,8 @@ int main(int argc, char **argv)
 			cfqx_pipe_stop(p);
 			break;
 		}
+		if (live)
+			write_live(live, cfqx_pipe_counters(p));
 	}
 	r = cfqx_pipe_join(p, &fin);
 	printf("{");

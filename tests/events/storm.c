@@ -3,12 +3,15 @@
  * cfqx-storm: drives bpf/cfqx_storm.bpf.c for the event pipeline tests and
  * the benchmark.  Reuses (or, with --create, creates and pins) the events
  * ring buffer and stats map in --maps DIR, then calls getppid() until the
- * generator has written --events records, and prints its counters as one
- * JSON object: tried == written + rb_drops, exactly.
+ * generator has written --events records (--fill: tried --events times;
+ * --until-signal: until SIGTERM or SIGINT, so a test can stop it when it
+ * has seen what it waits for), and prints its counters as one JSON
+ * object: tried == written + rb_drops, exactly.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,14 @@
 #include <cfqx/cfqx.h>
 
 #include "cfqx_storm.skel.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static int die(const char *what)
 {
@@ -65,13 +76,14 @@ int main(int argc, char **argv)
 		{ "groups", required_argument, NULL, 'g' },
 		{ "pace", required_argument, NULL, 'P' },
 		{ "fill", no_argument, NULL, 'F' },
+		{ "until-signal", no_argument, NULL, 'S' },
 		{ 0 }
 	};
 	const char *maps = NULL;
 	unsigned long long want = 1000, create = 0;
 	unsigned int per = 1000, ma, mi;
 	struct cfqx_storm_bpf *skel;
-	int c, ring_fd, stats_fd, fill = 0;
+	int c, ring_fd, stats_fd, fill = 0, until_signal = 0;
 	struct timespec t0, t1;
 
 	skel = cfqx_storm_bpf__open();
@@ -90,6 +102,7 @@ int main(int argc, char **argv)
 		case 'g': skel->data->groups = (__u32)strtoul(optarg, NULL, 0); break;
 		case 'P': skel->bss->pace_bytes = strtoull(optarg, NULL, 0); break;
 		case 'F': fill = 1; break;
+		case 'S': until_signal = 1; break;
 		case 'd':
 			if (sscanf(optarg, "%u:%u", &ma, &mi) != 2)
 				return die("--dev wants MAJOR:MINOR");
@@ -118,16 +131,25 @@ int main(int argc, char **argv)
 	if (cfqx_storm_bpf__attach(skel))
 		return die("cannot attach to syscalls:sys_enter_getppid");
 	skel->bss->target_tgid = (__u32)getpid();
+	if (until_signal) {
+		struct sigaction sa = { .sa_handler = on_signal };
+
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* --fill: one pass of exactly --events tries (the benchmark fills
 	 * the ring, then times the drain); else write at least --events. */
-	while (fill ? skel->bss->tried < want : skel->bss->written < want) {
-		unsigned long long left = fill ? want - skel->bss->tried :
+	while (until_signal ? !stop :
+	       fill ? skel->bss->tried < want : skel->bss->written < want) {
+		unsigned long long left = until_signal ? per :
+					  fill ? want - skel->bss->tried :
 					  want - skel->bss->written;
 		static unsigned long long last_written, spins;
 
-		/* Nobody is reading: give up rather than spin forever. */
-		if (skel->bss->written != last_written) {
+		/* Nobody is reading: give up rather than spin forever
+		 * (--until-signal: the signal ends it). */
+		if (until_signal || skel->bss->written != last_written) {
 			last_written = skel->bss->written;
 			spins = 0;
 		} else if (++spins > 2000000) {

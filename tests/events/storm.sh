@@ -85,19 +85,23 @@ storm)
 sigterm)
 	"$BIN/cfqx-storm" --maps "$MAPS" --create $RING --events 0 > /dev/null
 	start_daemon "$CFQX" "$STATE/d" "$STATE/out.jsonl"
-	# --fill: a fixed number of tries, so the storm ends without a reader
-	"$BIN/cfqx-storm" --maps "$MAPS" --fill --events 60000000 --per-trigger 256 \
+	# --until-signal: the storm runs until told to stop, so it is surely
+	# still running when the daemon gets SIGTERM (a fixed number of tries
+	# could end first on a machine where the daemon is slow)
+	"$BIN/cfqx-storm" --maps "$MAPS" --fill --until-signal --per-trigger 256 \
 		> "$STATE/storm.json" &
 	spid=$!
 	on_exit "kill $spid"
 	wait_json "$STATE/d/daemon.json" '.read >= 300000' 60 ||
-		say "daemon read less than 300000 in 60 s"
+		{ echo "FAIL: the daemon read less than 300000 events in 60 s"; exit 1; }
 	check "the storm is still running when SIGTERM is sent" kill -0 $spid
 	stop_daemon "$STATE/d"
 	c=$STATE/d/daemon.json
 	cat "$c"
 	check_pipeline "$c" "$STATE/out.jsonl" "stopped daemon"
+	kill -TERM $spid
 	wait $spid
+	eq "storm exit status after SIGTERM" $? 0
 	cat "$STATE/storm.json"
 	check_storm "$STATE/storm.json"
 	# What the stopped daemon did not read is still in the ring: a
@@ -139,29 +143,57 @@ malformed)
 		bash -c "! grep -q '\"event\":\"unknown\"' '$STATE/out.jsonl'"
 	;;
 tsan)
+	# Deterministic back-pressure: the JSON sink is a named pipe that the
+	# test holds open and does not read until the pipeline has shown a full
+	# kfifo (live counters, evpipe --counters), so the notifier is surely
+	# blocked while the reader pushes a ring buffer full of records into
+	# the 4 KiB kfifo.  Then the pipe is drained and a second storm runs
+	# against the live pipeline.
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 	"$BIN/cfqx-storm" --maps "$MAPS" --create $RING --events 0 > /dev/null
 	for flavour in wait drop; do
 		extra=()
-		[ $flavour = drop ] && extra=(--drop-when-full)
-		"$BIN/evpipe-tsan" --maps "$MAPS" --json "$STATE/$flavour.jsonl" \
-			--fifo-size 4096 "${extra[@]}" > "$STATE/$flavour.json" &
+		cond='.kfifo_waits > 0'
+		if [ $flavour = drop ]; then
+			extra=(--drop-when-full)
+			cond='.kfifo_full > 0'
+		fi
+		live=$STATE/live-$flavour.json
+		fifo=$STATE/$flavour.pipe
+		# a ring buffer full of records before anyone reads (--fill:
+		# a fixed number of tries; what does not fit is counted)
+		"$BIN/cfqx-storm" --maps "$MAPS" --fill --events 200000 --per-trigger 64 \
+			--short-every 101 --unknown-every 103 > "$STATE/s1-$flavour.json"
+		mkfifo "$fifo"
+		exec 3<> "$fifo"	# a reader that reads nothing (yet)
+		"$BIN/evpipe-tsan" --maps "$MAPS" --json "$fifo" --counters "$live" \
+			--fifo-size 4096 "${extra[@]}" > "$STATE/$flavour.json" 3<&- &
 		ppid=$!
 		on_exit "kill $ppid"
-		sleep 0.5
-		"$BIN/cfqx-storm" --maps "$MAPS" --events 200000 --per-trigger 64 \
-			--short-every 101 --unknown-every 103 > "$STATE/s-$flavour.json"
-		sleep 1
+		wait_json "$live" "$cond" 60 ||
+			{ echo "FAIL: $flavour: no full kfifo ($cond) in 60 s with the sink blocked"; exit 1; }
+		say "$flavour: kfifo full with the sink blocked: $(jq -c '{read, kfifo_full, kfifo_waits}' "$live")"
+		cat "$fifo" > "$STATE/$flavour.jsonl" 3<&- &	# EOF when evpipe exits
+		cpid=$!
+		exec 3<&-
+		"$BIN/cfqx-storm" --maps "$MAPS" --events 100000 --per-trigger 64 \
+			--short-every 101 --unknown-every 103 > "$STATE/s2-$flavour.json"
+		w=$(( $(j .written "$STATE/s1-$flavour.json") + $(j .written "$STATE/s2-$flavour.json") ))
+		wait_json "$live" ".read >= $w" 60 ||
+			{ echo "FAIL: $flavour: evpipe read less than $w records in 60 s"; exit 1; }
 		kill -TERM $ppid
 		wait $ppid
 		eq "$flavour: evpipe-tsan exit status (66 = data race)" $? 0
+		wait $cpid
+		rm -f "$fifo"
 		cat "$STATE/$flavour.json"
 		check_pipeline "$STATE/$flavour.json" "$STATE/$flavour.jsonl" "$flavour"
+		for s in s1 s2; do check_storm "$STATE/$s-$flavour.json"; done
 		# drain the rest so the next round starts empty
 		"$BIN/evpipe" --maps "$MAPS" --once > "$STATE/rest-$flavour.json"
 		eq "$flavour: read by both == written" \
 			"$(( $(j .read "$STATE/$flavour.json") + $(j .read "$STATE/rest-$flavour.json") ))" \
-			"$(j .written "$STATE/s-$flavour.json")"
+			"$w"
 	done
 	check "drop mode dropped some records at the 4 KiB kfifo (and counted them)" \
 		[ "$(j .kfifo_full "$STATE/drop.json")" -gt 0 ]
