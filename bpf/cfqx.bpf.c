@@ -8,7 +8,12 @@
  * Only tp_btf hooks whose prototypes are the same on 6.1 and today's
  * kernels: block_getrq, block_bio_{back,front}merge (struct bio *),
  * block_rq_{merge,issue,requeue} (struct request *), block_rq_complete
- * (struct request *, blk_status_t, unsigned int).
+ * (struct request *, blk_status_t, unsigned int).  The programs are
+ * defined (and attached, by cfqx load and by bpftool's autoattach, which
+ * go in object order) completion first and getrq last: a request whose
+ * getrq was seen is then always seen issued and completed, and requests
+ * that started before the load are untracked (counted), never left
+ * pending.
  *
  * Lifecycle of one request:
  *   getrq       a bio starts a new request, in the submitter's context:
@@ -24,13 +29,26 @@
  *               the in-flight record of the struct request *, charge issue
  *   rq_requeue  back to queued; the next issue reuses the record
  *   rq_complete charge bytes (partial completions add up), and on the
- *               last part the request, service time and latency
+ *               last part the request, service time and latency.  A
+ *               request the flush machinery sequences (PREFLUSH/FUA data
+ *               on a write-back cache) completes twice: once for the data
+ *               while rq->end_io is mq_flush_data_end_io (bytes only),
+ *               then for good with 0 bytes.  One never issued (an empty
+ *               flush: the machinery issues its own flush request; or
+ *               ended on an error before dispatch) is found by its
+ *               creator bio at completion and closed there.
+ *
+ * Every record that can never close (its request vanished without a
+ * completion we could see) is retired when its slot or key is reused,
+ * with the group's pending count given back, and counted (stale_retired,
+ * the group's lost).  Busy/idle edges are taken on the atomic pending
+ * count; their bookkeeping runs under a per-group spin lock, in either
+ * order (an idle edge's bookkeeping may arrive after the next busy edge's).
  *
  * Records live in direct-mapped arrays indexed by a hash of the pointer,
  * claimed with a compare-and-swap (no locks, no allocation on the hot
- * path); a record whose slot is taken goes to a hash map instead (LRU for
- * bios, which may never become requests; a plain hash for requests, whose
- * overflow is counted).  block_bio_queue is not hooked: getrq sees every
+ * path); a record whose slot is taken goes to a hash map instead (plain
+ * hashes, never evicting a live record; overflow is counted).  block_bio_queue is not hooked: getrq sees every
  * request's first bio in the same context, one program run cheaper; queue
  * time is therefore measured from request allocation.
  */
@@ -46,12 +64,23 @@ char LICENSE[] SEC("license") = "GPL";
 #define CFQX_MAX_BIOS		16384
 #define CFQX_MAX_INFLIGHT	16384
 #define CFQX_MAX_DEVICES	256
-#define CFQX_MAX_BIO_WALK	32	/* bios searched for the creator */
+#define CFQX_BIO_WALK_INLINE	4	/* bios searched inline for the creator */
+#define CFQX_BIO_WALK_MAX	65536	/* then with bpf_loop: > any request's
+					 * bio count (nr_phys_segments is u16) */
+#define CFQX_CAS_TRIES		16
 #define CFQX_RINGBUF_SIZE	(1 << 20)
 
 #define PF_KTHREAD_FLAG		0x00200000	/* include/linux/sched.h */
 #define EEXIST_ERRNO		17		/* include/uapi/asm-generic/errno-base.h */
 #define REQ_OP_MASK_BITS	0xff		/* REQ_OP_BITS == 8 */
+
+/*
+ * The flush machinery's data completion handler: while rq->end_io is
+ * this, a completion is the data part of a PREFLUSH/FUA sequence and the
+ * request completes again later.  Resolved at load time from kallsyms; 0
+ * (weak) where the kernel has no such function.
+ */
+extern const void mq_flush_data_end_io __ksym __weak;
 
 /*
  * Set by `cfqx load --dev` before loading (constants to the verifier, so
@@ -81,6 +110,21 @@ struct {
 	__type(value, struct cfqx_group_stats);
 } groups SEC(".maps");
 
+/* Per group (same index): the lock its busy/idle bookkeeping runs under. */
+struct group_edge {
+	struct bpf_spin_lock lock;
+	__u32 busy;		/* bookkeeping state: 1 = busy applied */
+	__u64 skip_idle;	/* idle edges whose bookkeeping a later busy
+				 * edge did already (it came in first) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CFQX_MAX_GROUPS);
+	__type(key, __u32);
+	__type(value, struct group_edge);
+} gedges SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, CFQX_STAT_NR);
@@ -108,6 +152,20 @@ struct {
 	__uint(max_entries, CFQX_RINGBUF_SIZE);
 } events SEC(".maps");
 
+/* The last good policy, copied and read whole under its lock. */
+struct good_policy {
+	struct bpf_spin_lock lock;
+	__u32 valid;
+	struct cfqx_policy pol;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct good_policy);
+} goodpol SEC(".maps");
+
 #define BIO_CREATOR	0x1	/* this bio started its request (getrq) */
 
 struct bio_rec {
@@ -133,10 +191,13 @@ struct {
 	__type(value, struct bio_slot);
 } bioslots SEC(".maps");
 
-/* Bios whose slot was taken; LRU as a bio may never become a request. */
+/*
+ * Creator records whose slot was taken.  A plain hash: nothing live is
+ * ever evicted; a stale record is retired when its bio pointer comes
+ * back, and a full map is counted (bios_full).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(map_flags, BPF_F_NO_COMMON_LRU);	/* no global LRU lock */
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CFQX_MAX_BIOS);
 	__type(key, __u64);
 	__type(value, struct bio_rec);
@@ -175,11 +236,25 @@ struct {
 	__type(value, struct rq_rec);
 } inflight SEC(".maps");
 
-/* Last good policy and the group_by last seen (+1; 0 = none yet). */
-struct cfqx_policy last_good_policy = CFQX_POLICY_DEFAULT;
+/* The group_by last seen (+1; 0 = none yet). */
 __u32 seen_group_by;
 struct cfqx_ratelimit policy_rl;	/* policy events have no group */
 
+/*
+ * Which program is running: each has its own per-CPU scratch word, as a
+ * completion in an interrupt may nest on top of an issue on one CPU (the
+ * kernel never nests a program on itself).
+ */
+enum prog_slot {
+	P_COMPLETE, P_REQUEUE, P_RQ_MERGE, P_ISSUE, P_GETRQ, P_NR,
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, P_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} scratch SEC(".maps");
 
 static __always_inline void stat_inc(__u32 idx)
 {
@@ -189,31 +264,82 @@ static __always_inline void stat_inc(__u32 idx)
 		*v += 1;	/* per-CPU: no atomics needed */
 }
 
+/* @v into *@p if larger, against concurrent writers (max only grows). */
+static __always_inline void atomic_max(__u64 *p, __u64 v)
+{
+	__u64 cur = *p, old;
+	int i;
+
+	for (i = 0; i < CFQX_CAS_TRIES && v > cur; i++) {
+		old = __sync_val_compare_and_swap(p, cur, v);
+		if (old == cur)
+			return;
+		cur = old;
+	}
+}
+
+static __always_inline bool policy_same(const struct cfqx_policy *a,
+					const struct cfqx_policy *b)
+{
+	return a->group_by == b->group_by && a->quantum == b->quantum &&
+		a->queued == b->queued && a->max_queued == b->max_queued &&
+		a->fifo_expire_sync == b->fifo_expire_sync &&
+		a->fifo_expire_async == b->fifo_expire_async &&
+		a->fifo_batch_expire == b->fifo_batch_expire &&
+		a->back_seek_max == b->back_seek_max &&
+		a->back_seek_penalty == b->back_seek_penalty &&
+		a->max_depth == b->max_depth &&
+		a->slice_idle == b->slice_idle &&
+		a->event_rate == b->event_rate;
+}
+
+/*
+ * The live policy into *@out: the map value copied once and checked as
+ * copied (a concurrent `bpftool map update` cannot slip in between), else
+ * the last good one (whole, under its lock), else the defaults.
+ */
 static __always_inline void read_policy(struct cfqx_policy *out)
 {
+	struct cfqx_policy def = CFQX_POLICY_DEFAULT;
+	struct good_policy *gp;
+	struct cfqx_policy *p;
 	__u32 zero = 0;
-	struct cfqx_policy *p = bpf_map_lookup_elem(&policy, &zero);
+	bool same;
 
-	if (!p || cfqx_policy_is_zero(p)) {
-		struct cfqx_policy def = CFQX_POLICY_DEFAULT;
-
+	p = bpf_map_lookup_elem(&policy, &zero);
+	gp = bpf_map_lookup_elem(&goodpol, &zero);
+	if (!p) {
 		*out = def;
 		return;
 	}
-	if (cfqx_policy_check(p)) {
-		stat_inc(CFQX_STAT_BAD_POLICY);
-		*out = last_good_policy;
+	*out = *p;
+	if (cfqx_policy_is_zero(out)) {
+		*out = def;
 		return;
 	}
-	*out = *p;
-	if (last_good_policy.group_by != p->group_by ||
-	    last_good_policy.quantum != p->quantum ||
-	    last_good_policy.fifo_expire_sync != p->fifo_expire_sync ||
-	    last_good_policy.fifo_expire_async != p->fifo_expire_async ||
-	    last_good_policy.back_seek_max != p->back_seek_max ||
-	    last_good_policy.back_seek_penalty != p->back_seek_penalty ||
-	    last_good_policy.event_rate != p->event_rate)
-		last_good_policy = *p;
+	if (cfqx_policy_check(out)) {
+		stat_inc(CFQX_STAT_BAD_POLICY);
+		*out = def;
+		if (gp) {
+			bpf_spin_lock(&gp->lock);
+			if (gp->valid)
+				*out = gp->pol;
+			bpf_spin_unlock(&gp->lock);
+		}
+		return;
+	}
+	if (!gp)
+		return;
+	/* unlocked peek: only decides whether to take the lock */
+	if (gp->valid && policy_same(&gp->pol, out))
+		return;
+	bpf_spin_lock(&gp->lock);
+	same = gp->valid && policy_same(&gp->pol, out);
+	if (!same) {
+		gp->pol = *out;
+		gp->valid = 1;
+	}
+	bpf_spin_unlock(&gp->lock);
 }
 
 static __always_inline bool dev_wanted(__u32 dev)
@@ -279,6 +405,7 @@ static __always_inline struct cfqx_dev_stats *get_dev(__u32 dev)
 	stat_inc(CFQX_STAT_DEVICES_FULL);
 	return NULL;
 }
+
 static __always_inline struct cfqx_group_stats *group_at(__u32 idx)
 {
 	return bpf_map_lookup_elem(&groups, &idx);
@@ -412,22 +539,14 @@ static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
 	}
 }
 
-/* Scratch word to turn a kernel pointer into a plain number. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} scratch SEC(".maps");
-
 /*
  * The verifier forbids arithmetic on pointers; a pointer stored in a map
- * value (allowed for privileged programs) reads back as a number.
+ * value (allowed for privileged programs) reads back as a number.  @who
+ * is the running program's own scratch word.
  */
-static __always_inline __u64 ptr_num(const void *p)
+static __always_inline __u64 ptr_num(const void *p, __u32 who)
 {
-	__u32 zero = 0;
-	volatile __u64 *w = bpf_map_lookup_elem(&scratch, &zero);
+	volatile __u64 *w = bpf_map_lookup_elem(&scratch, &who);
 
 	if (!w)
 		return 0;
@@ -441,32 +560,176 @@ static __always_inline __u32 ptr_slot(__u64 p)
 	return ((p >> 6) ^ (p >> 18) ^ (p >> 30)) & (CFQX_SLOTS - 1);
 }
 
-/* Remember @rec as the creator record of @bio. */
-static __always_inline void bio_store(__u64 bio, struct bio_rec *rec)
+/* ---- busy / idle edges ---------------------------------------------- */
+
+/* Busy-edge bookkeeping (pending went 0 -> 1); emits the busy event. */
+static __always_inline void busy_edge(struct cfqx_group_stats *g, __u32 gidx,
+				      struct cfqx_group_key *key,
+				      struct cfqx_policy *pol, __u64 submit_ns,
+				      __u64 now)
+{
+	struct cfqx_dev_stats *d = get_dev(key->dev);
+	struct group_edge *e = bpf_map_lookup_elem(&gedges, &gidx);
+	__u64 share = d ? d->share_milli : 0;
+	bool applied = false;
+	char comm[16];
+
+	/* the submitter that woke the group up (getrq runs in its context) */
+	bpf_get_current_comm(comm, sizeof(comm));
+	if (!e)
+		return;
+	bpf_spin_lock(&e->lock);
+	if (e->busy) {
+		/*
+		 * The idle edge before this one has not done its bookkeeping
+		 * yet (it runs on another CPU): the group was idle for no
+		 * time at all.  Bank its entitlement, continue the period,
+		 * and leave that idle edge nothing to do.
+		 */
+		e->skip_idle++;
+		if (share > g->busy_share_base)
+			g->entitled_milli += share - g->busy_share_base;
+		g->busy_share_base = share;
+	} else {
+		e->busy = 1;
+		applied = true;
+		g->oldest_queued_ns = submit_ns;
+		g->busy_share_base = share;
+		/* back within slice_idle: the same turn (CFQ anticipation) */
+		if (!cfqx_period_continues(g->idle_at_ns, now,
+					   pol->slice_idle)) {
+			g->period_share_base = share;
+			g->busy_issued = 0;
+		}
+		__builtin_memcpy(g->comm, comm, sizeof(comm));
+	}
+	bpf_spin_unlock(&e->lock);
+	if (!applied)
+		return;
+	if (d)
+		__sync_fetch_and_add(&d->busy_groups, 1);
+	emit(CFQX_EV_BUSY, key, &g->rl[CFQX_EV_BUSY], 0, 0, pol->event_rate,
+	     comm, now);
+}
+
+/* Idle-edge bookkeeping (pending went 1 -> 0); emits the idle event. */
+static __always_inline void idle_edge(struct cfqx_group_stats *g, __u32 gidx,
+				      struct cfqx_group_key *key, __u64 now)
+{
+	struct cfqx_dev_stats *d = get_dev(key->dev);
+	struct group_edge *e = bpf_map_lookup_elem(&gedges, &gidx);
+	__u64 share = d ? d->share_milli : 0;
+	struct cfqx_policy pol;
+	bool applied = false;
+
+	if (!e)
+		return;
+	bpf_spin_lock(&e->lock);
+	if (e->skip_idle) {
+		e->skip_idle--;		/* a later busy edge did it */
+	} else if (e->busy) {
+		e->busy = 0;
+		applied = true;
+		g->oldest_queued_ns = 0;
+		g->idle_at_ns = now;
+		if (share > g->busy_share_base)
+			g->entitled_milli += share - g->busy_share_base;
+	}
+	bpf_spin_unlock(&e->lock);
+	if (!applied)
+		return;
+	if (d)
+		__sync_fetch_and_add(&d->busy_groups, -1);
+	read_policy(&pol);
+	emit(CFQX_EV_IDLE, key, &g->rl[CFQX_EV_IDLE], 0, 0, pol.event_rate,
+	     g->comm, now);
+}
+
+/* The group got one more pending request: maybe it became busy. */
+static __always_inline void group_busy(struct cfqx_group_stats *g, __u32 gidx,
+				       struct cfqx_group_key *key,
+				       struct cfqx_policy *pol, __u64 submit_ns,
+				       __u64 now)
+{
+	if (__sync_fetch_and_add(&g->pending, 1) == 0)
+		busy_edge(g, gidx, key, pol, submit_ns, now);
+}
+
+/* The group has one pending request less: maybe it became idle. */
+static __always_inline void group_unbusy(struct cfqx_group_stats *g,
+					 __u32 gidx,
+					 struct cfqx_group_key *key, __u64 now)
+{
+	if (__sync_fetch_and_add(&g->pending, -1) == 1)
+		idle_edge(g, gidx, key, now);
+}
+
+/*
+ * A record whose request can never complete (its pointer came back for a
+ * new request, or it was issued again without a completion we saw):
+ * give its pending count back and count it.  Counted as dispatched and
+ * lost so that in_flight (issued - requeues - rqs - lost) stays exact.
+ */
+static __always_inline void retire(__u32 gidx, struct cfqx_group_key *key,
+				   bool was_issued, __u64 now)
+{
+	struct cfqx_group_stats *g = group_at(gidx);
+
+	stat_inc(CFQX_STAT_STALE);
+	if (!g)
+		return;
+	if (!was_issued)
+		__sync_fetch_and_add(&g->issued, 1);
+	__sync_fetch_and_add(&g->lost, 1);
+	group_unbusy(g, gidx, key, now);
+}
+
+/* ---- creator (bio) records ------------------------------------------ */
+
+/*
+ * Remember @rec as the creator record of @bio; false when there is no
+ * room (counted).  A record of this very pointer still there is stale
+ * (that bio's request vanished unseen, then the bio was freed and
+ * reused): it is retired, never silently overwritten.
+ */
+static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
+				      __u64 now)
 {
 	__u32 idx = ptr_slot(bio);
 	struct bio_slot *s = bpf_map_lookup_elem(&bioslots, &idx);
-
-	__u64 old;
+	struct bio_rec *old;
+	long err;
 
 	if (s) {
-		/*
-		 * Free, or a stale record of this very pointer (a bio never
-		 * issued, then reused): ours.  A slot held by another bio is
-		 * never taken over: its owner may be writing it right now.
-		 */
-		old = __sync_val_compare_and_swap(&s->bio, 0, bio);
-		if (old == 0 || old == bio) {
+		/* a slot held by another bio is never taken over */
+		if (__sync_val_compare_and_swap(&s->bio, 0, bio) == 0) {
 			s->rec = *rec;
-			return;
+			return true;
+		}
+		if (s->bio == bio) {
+			/* only this CPU's program can hold this pointer now */
+			retire(s->rec.gidx, &s->rec.key, false, now);
+			s->rec = *rec;
+			return true;
 		}
 	}
-	bpf_map_update_elem(&bios, &bio, rec, BPF_ANY);
+	err = bpf_map_update_elem(&bios, &bio, rec, BPF_NOEXIST);
+	if (!err)
+		return true;
+	if (err == -EEXIST_ERRNO) {
+		old = bpf_map_lookup_elem(&bios, &bio);
+		if (old) {
+			retire(old->gidx, &old->key, false, now);
+			*old = *rec;
+			return true;
+		}
+	}
+	stat_inc(CFQX_STAT_BIOS_FULL);
+	return false;
 }
 
-/* Find @bio's creator record; with @take, also forget it. */
-static __always_inline bool bio_find(__u64 bio, struct bio_rec *out,
-				     bool take)
+/* Find @bio's creator record and forget it. */
+static __always_inline bool bio_take(__u64 bio, struct bio_rec *out)
 {
 	__u32 idx = ptr_slot(bio);
 	struct bio_slot *s = bpf_map_lookup_elem(&bioslots, &idx);
@@ -474,22 +737,78 @@ static __always_inline bool bio_find(__u64 bio, struct bio_rec *out,
 
 	if (s && s->bio == bio) {
 		*out = s->rec;
-		if (take)
-			__sync_val_compare_and_swap(&s->bio, bio, 0);
+		__sync_val_compare_and_swap(&s->bio, bio, 0);
 		return true;
 	}
 	r = bpf_map_lookup_elem(&bios, &bio);
 	if (!r)
 		return false;
 	*out = *r;
-	if (take)
-		bpf_map_delete_elem(&bios, &bio);
+	bpf_map_delete_elem(&bios, &bio);
 	return true;
 }
 
+struct walk_ctx {
+	__u64 bio;		/* next bio to look at, as a number */
+	__u64 next_off;		/* offsetof(struct bio, bi_next) */
+	struct bio_rec *out;
+	bool found;
+};
+
+static long walk_step(__u64 i, void *arg)
+{
+	struct walk_ctx *c = arg;
+	__u64 next = 0;
+
+	if (!c->bio)
+		return 1;
+	if (bio_take(c->bio, c->out)) {
+		c->found = true;
+		return 1;
+	}
+	if (bpf_probe_read_kernel(&next, sizeof(next),
+				  (void *)(c->bio + c->next_off)))
+		return 1;
+	c->bio = next;
+	return 0;
+}
+
+/*
+ * The creator of the request whose bio list starts at @bio: the bio that
+ * got it at getrq, anywhere in the list (front merges put bios before
+ * it).  Its record is taken.  The first bios inline, the rest with
+ * bpf_loop; a list longer than that is counted (deep_walk).
+ */
+static __always_inline bool find_creator(struct bio *bio, struct bio_rec *out,
+					 __u32 who)
+{
+	struct walk_ctx c = { .out = out };
+	int i;
+
+	for (i = 0; i < CFQX_BIO_WALK_INLINE; i++) {
+		if (!bio)
+			return false;
+		if (bio_take(ptr_num(bio, who), out))
+			return true;
+		bio = bio->bi_next;
+	}
+	if (!bio)
+		return false;
+	c.bio = ptr_num(bio, who);
+	c.next_off = bpf_core_field_offset(struct bio, bi_next);
+	bpf_loop(CFQX_BIO_WALK_MAX, walk_step, &c, 0);
+	if (c.found)
+		return true;
+	if (c.bio)
+		stat_inc(CFQX_STAT_DEEP_WALK);
+	return false;
+}
+
+/* ---- in-flight (request) records ------------------------------------ */
+
 /*
  * Remember @rec as the in-flight record of @rq: 0 done, 1 a record of @rq
- * is there already (stale: drop it and retry), -1 no room.
+ * is there already (stale: retire it and retry), -1 no room.
  */
 static __always_inline int rq_store(__u64 rq, struct rq_rec *rec)
 {
@@ -536,144 +855,55 @@ static __always_inline void rq_forget(__u64 rq)
 	bpf_map_delete_elem(&inflight, &rq);
 }
 
+/* @rq starts again without a completion we saw: retire the old record. */
+static __always_inline void drop_stale(__u64 rkey, __u64 now)
+{
+	struct rq_rec *old = rq_find(rkey);
+	struct rq_rec copy;
+
+	if (!old)
+		return;
+	copy = *old;
+	rq_forget(rkey);
+	retire(copy.gidx, &copy.key, true, now);
+}
+
+/*
+ * Turn creator record @owner into the in-flight record of @rq; NULL (the
+ * group's pending count given back, counted) when there is no room.
+ */
+static __always_inline bool adopt(struct request *rq, __u64 rkey,
+				  struct bio_rec *owner,
+				  struct cfqx_group_stats *g, __u64 now,
+				  struct rq_rec *fresh)
+{
+	int ret;
+
+	fresh->key = owner->key;
+	fresh->gidx = owner->gidx;
+	fresh->submit_ns = owner->submit_ns;
+	fresh->issue_ns = now;
+	fresh->state = RQ_ISSUED;
+	fresh->dir = rq->cmd_flags & 1;	/* op_is_write() */
+	fresh->pad = 0;
+	ret = rq_store(rkey, fresh);
+	if (ret > 0) {
+		drop_stale(rkey, now);
+		ret = rq_store(rkey, fresh);
+	}
+	if (ret) {
+		stat_inc(CFQX_STAT_INFLIGHT_FULL);
+		group_unbusy(g, owner->gidx, &fresh->key, now);
+		return false;
+	}
+	return true;
+}
+
 /* getrq and the bio merges fire only on blk-mq devices: no queue check */
 static __always_inline bool bio_wanted(struct bio *bio, __u32 *dev)
 {
 	*dev = bio_dev(bio);
 	return dev_wanted(*dev);
-}
-
-/* The group got one more pending request: maybe it became busy. */
-static __always_inline void group_busy(struct cfqx_group_stats *g,
-				       struct cfqx_group_key *key,
-				       struct cfqx_policy *pol, __u64 submit_ns,
-				       __u64 now)
-{
-	struct cfqx_dev_stats *d;
-
-	if (__sync_fetch_and_add(&g->pending, 1) != 0)
-		return;
-	g->oldest_queued_ns = submit_ns;
-	/* the submitter that woke the group up (getrq runs in its context) */
-	bpf_get_current_comm(g->comm, sizeof(g->comm));
-	d = get_dev(key->dev);
-	if (d) {
-		g->busy_share_base = d->share_milli;
-		/* back within slice_idle: the same turn (CFQ anticipation) */
-		if (!cfqx_period_continues(g->idle_at_ns, now,
-					   pol->slice_idle)) {
-			g->period_share_base = d->share_milli;
-			g->busy_issued = 0;
-		}
-		__sync_fetch_and_add(&d->busy_groups, 1);
-	}
-	emit(CFQX_EV_BUSY, key, &g->rl[CFQX_EV_BUSY], 0, 0, pol->event_rate,
-	     g->comm, now);
-}
-
-/* The group has one pending request less: maybe it became idle. */
-static __always_inline void group_unbusy(struct cfqx_group_stats *g,
-					 struct cfqx_group_key *key, __u64 now)
-{
-	struct cfqx_dev_stats *d;
-	struct cfqx_policy pol;
-	__u64 share;
-
-	if (__sync_fetch_and_add(&g->pending, -1) != 1)
-		return;
-	read_policy(&pol);
-	g->oldest_queued_ns = 0;
-	g->idle_at_ns = now;
-	d = get_dev(key->dev);
-	if (d) {
-		share = d->share_milli;
-		if (share > g->busy_share_base)
-			__sync_fetch_and_add(&g->entitled_milli,
-					     share - g->busy_share_base);
-		if (d->busy_groups)
-			__sync_fetch_and_add(&d->busy_groups, -1);
-	}
-	emit(CFQX_EV_IDLE, key, &g->rl[CFQX_EV_IDLE], 0, 0, pol.event_rate,
-	     g->comm, now);
-}
-
-SEC("tp_btf/block_getrq")
-int BPF_PROG(cfqx_getrq, struct bio *bio)
-{
-	struct cfqx_group_stats *g;
-	struct bio_rec rec = {};
-	struct cfqx_policy pol;
-	__u32 dev;
-	__u64 now;
-
-	if (!bio_wanted(bio, &dev))
-		return 0;
-	now = bpf_ktime_get_ns();
-	read_policy(&pol);
-	check_switch(&pol, now);
-	classify(&pol, dev, &rec.key);
-	rec.submit_ns = now;
-	rec.sync = opf_is_sync(bio->bi_opf);
-	rec.flags = BIO_CREATOR;
-	g = get_group(&rec.key, now, &rec.gidx);
-	if (!g)
-		return 0;
-	g->last_active_ns = now;
-	bio_store(ptr_num(bio), &rec);
-	group_busy(g, &rec.key, &pol, now, now);
-	return 0;
-}
-
-static __always_inline int bio_merged(struct bio *bio)
-{
-	struct cfqx_group_key key;
-	struct cfqx_group_stats *g;
-	struct cfqx_policy pol;
-	__u32 dev, idx;
-
-	if (!bio_wanted(bio, &dev))
-		return 0;
-	read_policy(&pol);
-	classify(&pol, dev, &key);
-	g = get_group(&key, bpf_ktime_get_ns(), &idx);
-	if (g)
-		__sync_fetch_and_add(&g->merges, 1);
-	return 0;
-}
-
-SEC("tp_btf/block_bio_backmerge")
-int BPF_PROG(cfqx_bio_backmerge, struct bio *bio)
-{
-	return bio_merged(bio);
-}
-
-SEC("tp_btf/block_bio_frontmerge")
-int BPF_PROG(cfqx_bio_frontmerge, struct bio *bio)
-{
-	return bio_merged(bio);
-}
-
-/* @next is folded into another request and freed without being issued. */
-SEC("tp_btf/block_rq_merge")
-int BPF_PROG(cfqx_rq_merge, struct request *next)
-{
-	struct bio *bio = next->bio;
-	struct cfqx_group_stats *g;
-	struct bio_rec rec;
-	int i;
-
-	for (i = 0; i < CFQX_MAX_BIO_WALK && bio; i++) {
-		if (bio_find(ptr_num(bio), &rec, true)) {
-			g = group_at(rec.gidx);
-			if (!g)
-				return 0;
-			__sync_fetch_and_add(&g->merges, 1);
-			group_unbusy(g, &rec.key, bpf_ktime_get_ns());
-			return 0;
-		}
-		bio = bio->bi_next;
-	}
-	return 0;
 }
 
 /* Charge a dispatch: queue time, deadline, starvation, seek, budget. */
@@ -738,135 +968,73 @@ static __always_inline void charge_issue(struct request *rq,
 	}
 }
 
-/* A request with no creator bio we know: requeued (same owner) or not
- * ours (allocated before load, passthrough). */
-static __always_inline int reissue(__u64 rkey)
+/* CFQ v2 service_used: decay whole periods (once, by one CPU), charge. */
+static __always_inline void charge_service(struct cfqx_group_stats *g,
+					   __u64 service, __u64 now)
 {
-	struct cfqx_group_stats *g;
-	struct rq_rec *rec = rq_find(rkey);
+	__u64 epoch = cfqx_epoch(now), e = g->service_epoch, u, nu;
+	int i;
 
-	if (!rec || rec->state != RQ_REQUEUED) {
-		stat_inc(CFQX_STAT_UNMATCHED);
-		return 0;
-	}
-	rec->state = RQ_ISSUED;
-	rec->issue_ns = bpf_ktime_get_ns();
-	g = group_at(rec->gidx);
-	if (g)
-		__sync_fetch_and_add(&g->issued, 1);
-	return 0;
-}
-
-/* @rq is issued again without a completion we saw: drop the old record. */
-static __always_inline void drop_stale(__u64 rkey, __u64 now)
-{
-	struct cfqx_group_stats *og;
-	struct rq_rec *old = rq_find(rkey);
-
-	if (!old)
-		return;
-	stat_inc(CFQX_STAT_UNMATCHED);
-	og = group_at(old->gidx);
-	if (og) {
-		__sync_fetch_and_add(&og->lost, 1);
-		group_unbusy(og, &old->key, now);
-	}
-	rq_forget(rkey);
-}
-
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(cfqx_rq_issue, struct request *rq)
-{
-	struct bio *bio = rq->bio;
-	__u64 rkey = ptr_num(rq), now;
-	struct rq_rec fresh = {};
-	struct cfqx_group_stats *g;
-	struct cfqx_policy pol;
-	struct bio_rec owner;
-	bool found = false;
-	int i, ret;
-
-	if (!bio)
-		return 0;	/* no data: flush or passthrough */
-	if (!dev_wanted(rq_dev(rq)))
-		return 0;
-
-	/* the owner is the bio that created the request (getrq) */
-	for (i = 0; i < CFQX_MAX_BIO_WALK && bio; i++) {
-		if (bio_find(ptr_num(bio), &owner, true)) {
-			found = true;
-			break;
+	if (e < epoch &&
+	    __sync_val_compare_and_swap(&g->service_epoch, e, epoch) == e) {
+		for (i = 0; i < CFQX_CAS_TRIES; i++) {
+			u = g->service_used_ns;
+			nu = cfqx_service_decay(u, e, epoch);
+			if (__sync_val_compare_and_swap(&g->service_used_ns,
+							u, nu) == u)
+				break;
 		}
-		bio = bio->bi_next;
 	}
-	if (!found)
-		return reissue(rkey);
-
-	now = bpf_ktime_get_ns();
-	read_policy(&pol);
-	g = group_at(owner.gidx);
-	if (!g)
-		return 0;
-	fresh.key = owner.key;
-	fresh.gidx = owner.gidx;
-	fresh.submit_ns = owner.submit_ns;
-	fresh.issue_ns = now;
-	fresh.state = RQ_ISSUED;
-	fresh.dir = rq->cmd_flags & 1;	/* op_is_write() */
-	ret = rq_store(rkey, &fresh);
-	if (ret > 0) {
-		drop_stale(rkey, now);
-		ret = rq_store(rkey, &fresh);
-	}
-	if (ret) {
-		stat_inc(CFQX_STAT_INFLIGHT_FULL);
-		group_unbusy(g, &fresh.key, now);
-		return 0;
-	}
-	charge_issue(rq, &fresh, g, &pol, owner.sync, now);
-	return 0;
+	__sync_fetch_and_add(&g->service_used_ns, service);
 }
 
-SEC("tp_btf/block_rq_requeue")
-int BPF_PROG(cfqx_rq_requeue, struct request *rq)
-{
-	struct cfqx_group_stats *g;
-	struct rq_rec *rec = rq_find(ptr_num(rq));
-
-	if (!rec || rec->state != RQ_ISSUED)
-		return 0;	/* not issued yet: its creator bio is known */
-	rec->state = RQ_REQUEUED;
-	g = group_at(rec->gidx);
-	if (g)
-		__sync_fetch_and_add(&g->requeues, 1);
-	return 0;
-}
+/* ---- programs: defined (so attached) completion first, getrq last --- */
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
-	__u64 rkey = ptr_num(rq), now, service, lat, epoch;
+	__u64 rkey = ptr_num(rq, P_COMPLETE), now = 0, service, lat;
+	__u64 flush_data = (__u64)&mq_flush_data_end_io;
 	struct cfqx_group_stats *g;
 	struct cfqx_dev_stats *d;
 	struct rq_rec *found, rec;
+	struct bio_rec owner;
 	bool last;
 	__u32 dev, dir, slot;
 
-	/* blk_update_request() traces before it consumes nr_bytes */
+	/*
+	 * blk_update_request() traces before it consumes nr_bytes.  The
+	 * data part of a flush sequence is not the end: the request comes
+	 * back once more (0 bytes) when the sequence is done.
+	 */
 	last = nr_bytes >= rq->__data_len;
+	if (last && flush_data &&
+	    ptr_num(rq->end_io, P_COMPLETE) == flush_data)
+		last = false;
 	dir = rq->cmd_flags & 1;	/* op_is_write() */
 	found = rq_find(rkey);
 	if (found) {
 		rec = *found;
-		dev = rec.key.dev;
 	} else {
-		if (!rq->bio && !nr_bytes)
-			return 0;	/* flush machinery, not data */
+		if (!rq->bio)
+			return 0;	/* the flush machinery's own request,
+					 * passthrough without data */
 		dev = rq_dev(rq);
 		if (!dev_wanted(dev))
 			return 0;
+		/* never issued (empty flush, error before dispatch) */
+		if (find_creator(rq->bio, &owner, P_COMPLETE)) {
+			g = group_at(owner.gidx);
+			now = bpf_ktime_get_ns();
+			if (g && adopt(rq, rkey, &owner, g, now, &rec)) {
+				__sync_fetch_and_add(&g->issued, 1);
+				found = &rec;
+			}
+		}
 	}
+	if (found)
+		dev = rec.key.dev;
 	d = get_dev(dev);
 	if (d) {
 		__sync_fetch_and_add(&d->bytes[dir], nr_bytes);
@@ -892,7 +1060,8 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	if (!last)
 		return 0;
 
-	now = bpf_ktime_get_ns();
+	if (!now)
+		now = bpf_ktime_get_ns();
 	__sync_fetch_and_add(&g->rqs[dir], 1);
 	service = now - rec.issue_ns;
 	slot = cfqx_hist_slot(service);
@@ -900,17 +1069,167 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 		__sync_fetch_and_add(&g->stime_hist[slot], 1);
 	__sync_fetch_and_add(&g->stime_sum_ns, service);
 	lat = now - rec.submit_ns;
-	if (lat > g->max_lat_ns)
-		g->max_lat_ns = lat;
-	/* CFQ v2 service_used: decay whole periods, then charge */
-	epoch = cfqx_epoch(now);
-	if (g->service_epoch != epoch) {
-		g->service_used_ns = cfqx_service_decay(g->service_used_ns,
-							g->service_epoch,
-							epoch);
-		g->service_epoch = epoch;
+	atomic_max(&g->max_lat_ns, lat);
+	charge_service(g, service, now);
+	group_unbusy(g, rec.gidx, &rec.key, now);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(cfqx_rq_requeue, struct request *rq)
+{
+	struct cfqx_group_stats *g;
+	struct rq_rec *rec = rq_find(ptr_num(rq, P_REQUEUE));
+
+	if (!rec || rec->state != RQ_ISSUED)
+		return 0;	/* not issued yet: its creator bio is known */
+	rec->state = RQ_REQUEUED;
+	g = group_at(rec->gidx);
+	if (g)
+		__sync_fetch_and_add(&g->requeues, 1);
+	return 0;
+}
+
+/*
+ * @next is folded into another request and freed without being issued:
+ * its creator (or, requeued, its in-flight record) gives up ownership;
+ * its bytes complete with the request it joined.
+ */
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(cfqx_rq_merge, struct request *next)
+{
+	__u64 rkey = ptr_num(next, P_RQ_MERGE), now = bpf_ktime_get_ns();
+	struct cfqx_group_stats *g;
+	struct rq_rec *found;
+	struct bio_rec rec;
+	struct rq_rec copy;
+
+	found = rq_find(rkey);
+	if (found) {
+		copy = *found;
+		rq_forget(rkey);
+		g = group_at(copy.gidx);
+		if (g) {
+			/* dispatched once, then requeued: undo that */
+			if (copy.state == RQ_ISSUED)
+				__sync_fetch_and_add(&g->lost, 1);
+			__sync_fetch_and_add(&g->merges, 1);
+			group_unbusy(g, copy.gidx, &copy.key, now);
+		}
+		return 0;
 	}
-	__sync_fetch_and_add(&g->service_used_ns, service);
-	group_unbusy(g, &rec.key, now);
+	if (!find_creator(next->bio, &rec, P_RQ_MERGE))
+		return 0;
+	g = group_at(rec.gidx);
+	if (!g)
+		return 0;
+	__sync_fetch_and_add(&g->merges, 1);
+	group_unbusy(g, rec.gidx, &rec.key, now);
+	return 0;
+}
+
+/* A request with no creator bio we know: requeued (same owner) or not
+ * ours (allocated before load, passthrough). */
+static __always_inline int reissue(__u64 rkey)
+{
+	struct cfqx_group_stats *g;
+	struct rq_rec *rec = rq_find(rkey);
+
+	if (!rec || rec->state != RQ_REQUEUED) {
+		stat_inc(CFQX_STAT_UNMATCHED);
+		return 0;
+	}
+	rec->state = RQ_ISSUED;
+	rec->issue_ns = bpf_ktime_get_ns();
+	g = group_at(rec->gidx);
+	if (g)
+		__sync_fetch_and_add(&g->issued, 1);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(cfqx_rq_issue, struct request *rq)
+{
+	__u64 rkey, now;
+	struct rq_rec fresh = {};
+	struct cfqx_group_stats *g;
+	struct cfqx_policy pol;
+	struct bio_rec owner;
+
+	if (!rq->bio)
+		return 0;	/* no data: flush or passthrough */
+	if (!dev_wanted(rq_dev(rq)))
+		return 0;
+	rkey = ptr_num(rq, P_ISSUE);
+	/* the owner is the bio that created the request (getrq) */
+	if (!find_creator(rq->bio, &owner, P_ISSUE))
+		return reissue(rkey);
+
+	now = bpf_ktime_get_ns();
+	g = group_at(owner.gidx);
+	if (!g)
+		return 0;
+	if (!adopt(rq, rkey, &owner, g, now, &fresh))
+		return 0;
+	read_policy(&pol);
+	charge_issue(rq, &fresh, g, &pol, owner.sync, now);
+	return 0;
+}
+
+static __always_inline int bio_merged(struct bio *bio)
+{
+	struct cfqx_group_key key;
+	struct cfqx_group_stats *g;
+	struct cfqx_policy pol;
+	__u32 dev, idx;
+
+	if (!bio_wanted(bio, &dev))
+		return 0;
+	read_policy(&pol);
+	classify(&pol, dev, &key);
+	g = get_group(&key, bpf_ktime_get_ns(), &idx);
+	if (g)
+		__sync_fetch_and_add(&g->merges, 1);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_backmerge")
+int BPF_PROG(cfqx_bio_backmerge, struct bio *bio)
+{
+	return bio_merged(bio);
+}
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(cfqx_bio_frontmerge, struct bio *bio)
+{
+	return bio_merged(bio);
+}
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(cfqx_getrq, struct bio *bio)
+{
+	struct cfqx_group_stats *g;
+	struct bio_rec rec = {};
+	struct cfqx_policy pol;
+	__u32 dev;
+	__u64 now;
+
+	if (!bio_wanted(bio, &dev))
+		return 0;
+	now = bpf_ktime_get_ns();
+	read_policy(&pol);
+	check_switch(&pol, now);
+	classify(&pol, dev, &rec.key);
+	rec.submit_ns = now;
+	rec.sync = opf_is_sync(bio->bi_opf);
+	rec.flags = BIO_CREATOR;
+	g = get_group(&rec.key, now, &rec.gidx);
+	if (!g)
+		return 0;
+	g->last_active_ns = now;
+	/* pending only for a request whose record is kept */
+	if (!bio_store(ptr_num(bio, P_GETRQ), &rec, now))
+		return 0;
+	group_busy(g, rec.gidx, &rec.key, &pol, now, now);
 	return 0;
 }

@@ -19,6 +19,9 @@ const char *const cfqx_stat_names[CFQX_STAT_NR] = {
 	[CFQX_STAT_UNMATCHED] = "unmatched",
 	[CFQX_STAT_BAD_POLICY] = "bad_policy",
 	[CFQX_STAT_DEVICES_FULL] = "devices_full",
+	[CFQX_STAT_BIOS_FULL] = "bios_full",
+	[CFQX_STAT_STALE] = "stale_retired",
+	[CFQX_STAT_DEEP_WALK] = "deep_walk",
 };
 
 void cfqx_snapshot_free(struct cfqx_snapshot *s)

@@ -156,9 +156,26 @@ int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol)
 			 strerror(-err));
 		goto fail;
 	}
-	bpf_object__for_each_program(prog, skel->obj) {
-		struct bpf_link *link = bpf_program__attach(prog);
+	/*
+	 * Completion first, getrq last (object order, which bpftool's
+	 * autoattach follows too): every request whose getrq is seen is
+	 * then seen issued and completed; earlier ones show as untracked.
+	 */
+	struct bpf_program *order[] = {
+		skel->progs.cfqx_rq_complete,
+		skel->progs.cfqx_rq_requeue,
+		skel->progs.cfqx_rq_merge,
+		skel->progs.cfqx_rq_issue,
+		skel->progs.cfqx_bio_backmerge,
+		skel->progs.cfqx_bio_frontmerge,
+		skel->progs.cfqx_getrq,
+	};
 
+	for (i = 0; i < (int)(sizeof(order) / sizeof(order[0])); i++) {
+		struct bpf_link *link;
+
+		prog = order[i];
+		link = bpf_program__attach(prog);
 		if (!link) {
 			cfqx_err("cannot attach %s: %s", bpf_program__name(prog),
 				 strerror(errno));

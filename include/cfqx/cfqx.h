@@ -267,6 +267,12 @@ enum cfqx_stat {
 	CFQX_STAT_UNMATCHED,		/* issue/complete of an unknown rq */
 	CFQX_STAT_BAD_POLICY,		/* policy value rejected */
 	CFQX_STAT_DEVICES_FULL,		/* devstats full: device uncounted */
+	CFQX_STAT_BIOS_FULL,		/* creator record not stored (map
+					 * full): request left untracked */
+	CFQX_STAT_STALE,		/* records of requests that can never
+					 * complete, retired (repaired) */
+	CFQX_STAT_DEEP_WALK,		/* creator bio not found within the
+					 * bio walk bound: untracked */
 	CFQX_STAT_NR,
 };
 
