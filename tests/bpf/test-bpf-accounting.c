@@ -22,6 +22,8 @@
  *
  * usage: test-bpf-accounting [--cfqx PATH] [--bpf-obj PATH] [--bpftool PATH]
  *                [--no-bpftool | --require-bpftool] [--dir DIR] [--size-mb N]
+ *                [--only bad-input|policy|live-switch|budget|scheduler|
+ *                        writeback|sync|elevator|bpftool]
  * Defaults: $CFQX_BIN, else cfqx next to this binary, else in $PATH;
  * $CFQX_BPF_OBJ, else build/cfqx.bpf.o; bpftool from $PATH, its phase
  * skipped (said so) when there is none unless --require-bpftool.
@@ -37,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -1216,6 +1220,322 @@ static void phase_writeback(void)
 	       want);
 }
 
+/* ---- flushes, FUA, discard, write-zeroes ---------------------------- */
+
+/*
+ * Wait (bounded: up to 30 s of polls) until the device is idle in cfqx's
+ * view (busy_groups 0, no group busy), then check that the sum over
+ * groups equals the device totals and nothing is untracked.  Returns the
+ * stats of that moment (caller frees) or NULL when it never got idle.
+ */
+static struct jnode *wait_idle(const char *what, struct jnode **devp)
+{
+	struct jnode *root = NULL, *dev = NULL, *groups;
+	unsigned long long busy = 0, pending = 0;
+	int tries, i;
+
+	for (tries = 0; tries < 600; tries++) {
+		if (root) {
+			jfree(root);
+			free(root);
+		}
+		root = stats_json();
+		dev = our_device(root);
+		if (!dev)
+			break;
+		busy = jnum(dev, "busy_groups");
+		groups = jget(dev, "groups");
+		pending = 0;
+		for (i = 0; groups && i < groups->nkids; i++)
+			pending += jnum(&groups->kids[i], "queued") +
+				jnum(&groups->kids[i], "in_flight") +
+				jget(&groups->kids[i], "busy")->b;
+		if (!busy && !pending)
+			break;
+		usleep(50000);
+	}
+	check(dev && busy == 0 && pending == 0,
+	      "%s: never idle: busy_groups %llu, %llu requests pending in groups (prog_misses %llu)",
+	      what, busy, pending, cur_misses);
+	if (dev)
+		check_device_sums(dev, what);
+	*devp = dev;
+	return root;
+}
+
+static void free_stats(struct jnode *root)
+{
+	if (root) {
+		jfree(root);
+		free(root);
+	}
+}
+
+/* Nothing of cfqx's own repair or overflow counters moved. */
+static void check_clean_counters(struct jnode *root, const char *what)
+{
+	const char *names[] = { "unmatched", "stale_retired", "deep_walk",
+				"bios_full", "inflight_full", "groups_full" };
+	struct jnode *c = jget(root, "counters");
+	unsigned i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		check(jnum(c, names[i]) == 0 || cur_misses,
+		      "%s: counter %s is %llu", what, names[i],
+		      jnum(c, names[i]));
+}
+
+/* Run @fn(@arg) in a child (its own tgid group, pid in *@pidp); its
+ * exit status. */
+static int in_child(int (*fn)(void *), void *arg, pid_t *pidp)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid)
+		_exit(fn(arg) ? 1 : 0);
+	if (pidp)
+		*pidp = pid;
+	if (waitpid(pid, &st, 0) != pid)
+		die("waitpid: %s", strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define RAW_BASE	(40ULL << 20)	/* raw-device phase: past the workers' */
+#define RAW_LEN		(4ULL << 20)
+
+/* O_DIRECT|O_DSYNC writes: REQ_FUA (a post-flush on loop), then fsync
+ * (an empty flush), on the raw device. */
+static int raw_fua(void *arg)
+{
+	int fd = open(loopdev, O_RDWR | O_DIRECT | O_DSYNC), i;
+	void *buf;
+
+	(void)arg;
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096))
+		return 1;
+	memset(buf, 0x3c, 4096);
+	for (i = 0; i < 64; i++)
+		if (pwrite(fd, buf, 4096, RAW_BASE + i * 8192ULL) != 4096)
+			return 1;
+	for (i = 0; i < 16; i++)
+		if (fsync(fd))
+			return 1;
+	close(fd);
+	return 0;
+}
+
+static int raw_discard(void *arg)
+{
+	__u64 range[2] = { RAW_BASE, RAW_LEN };
+	int fd = open(loopdev, O_RDWR);
+
+	(void)arg;
+	if (fd < 0)
+		return 1;
+	/* BLKDISCARD, then BLKZEROOUT (write-zeroes, or its fallback) */
+	if (ioctl(fd, BLKDISCARD, range))
+		printf("note: BLKDISCARD: %s\n", strerror(errno));
+	range[1] = RAW_LEN / 2;
+	if (ioctl(fd, BLKZEROOUT, range))
+		printf("note: BLKZEROOUT: %s\n", strerror(errno));
+	close(fd);
+	return 0;
+}
+
+static char fs_mnt[320];
+
+/* fsync after every write, then O_SYNC writes, on the file system. */
+static int fs_sync(void *arg)
+{
+	char path[400], buf[4096];
+	int fd, i;
+
+	(void)arg;
+	memset(buf, 0x7e, sizeof(buf));
+	snprintf(path, sizeof(path), "%s/fsync.dat", fs_mnt);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < 200; i++)
+		if (pwrite(fd, buf, sizeof(buf), (i * 7919 % 512) * 4096ULL) !=
+		    (ssize_t)sizeof(buf) || fsync(fd))
+			return 1;
+	close(fd);
+	snprintf(path, sizeof(path), "%s/osync.dat", fs_mnt);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_SYNC, 0600);
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < 100; i++)
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return 1;
+	close(fd);
+	return 0;
+}
+
+/* Direct O_DSYNC file writes (FUA where no metadata changes), zero-range
+ * fallocate (write-zeroes), then delete and FITRIM (discard). */
+static int fs_fua_zero_trim(void *arg)
+{
+	struct fstrim_range tr = { 0, ~0ULL, 0 };
+	char path[400];
+	void *buf;
+	int fd, i;
+
+	(void)arg;
+	if (posix_memalign(&buf, 4096, 65536))
+		return 1;
+	memset(buf, 0x11, 65536);
+	snprintf(path, sizeof(path), "%s/fua.dat", fs_mnt);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || fallocate(fd, 0, 0, 4 << 20))
+		return 1;
+	fsync(fd);
+	close(fd);
+	fd = open(path, O_RDWR | O_DIRECT | O_DSYNC);
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < 32; i++)
+		if (pwrite(fd, buf, 65536, i * 65536ULL) != 65536)
+			return 1;
+	if (fallocate(fd, FALLOC_FL_ZERO_RANGE, 0, 2 << 20))
+		printf("note: FALLOC_FL_ZERO_RANGE: %s\n", strerror(errno));
+	fsync(fd);
+	close(fd);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/fsync.dat", fs_mnt);
+	unlink(path);
+	sync();
+	fd = open(fs_mnt, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return 1;
+	if (ioctl(fd, FITRIM, &tr))
+		printf("note: FITRIM: %s\n", strerror(errno));
+	close(fd);
+	return 0;
+}
+
+/* Run an external tool quietly; its exit status (127: not there). */
+static int run_quiet(char *const argv[])
+{
+	run_as(0, argv);
+	return rr.status;
+}
+
+static void check_group_bytes(struct jnode *dev, pid_t pid,
+			      unsigned long long want, const char *what)
+{
+	struct jnode *g = find_group(dev, "tgid", pid);
+
+	check(g && exact(jnum(g, "write_bytes"), want, 4096),
+	      "%s: group of %d wrote %llu bytes, want %llu", what, pid,
+	      g ? jnum(g, "write_bytes") : 0, want);
+}
+
+/*
+ * Flushes (fsync on the raw device: empty PREFLUSH requests the flush
+ * machinery serves with its own request), FUA writes (a post-flush
+ * sequence: the request completes twice), discard and write-zeroes on the
+ * raw device, then a real file system over it: fsync after every write
+ * (fio fsync=1 when there is fio), O_SYNC, O_DSYNC direct writes,
+ * zero-range fallocate, FITRIM.  After each, once idle: every group idle,
+ * busy_groups 0, sum over groups == device totals, nothing untracked.
+ */
+static void phase_sync(void)
+{
+	const char *what;
+	struct jnode *root, *dev;
+	char *mkfs[] = { "mkfs.ext4", "-F", "-q", "-E",
+			 "lazy_itable_init=0,lazy_journal_init=0,nodiscard",
+			 loopdev, NULL };
+	char job[512];
+	int rc, mounted = 0;
+	pid_t pid = 0;
+
+	load("tgid");
+	what = "FUA writes + fsync (raw device)";
+	check(in_child(raw_fua, NULL, &pid) == 0, "%s: workload failed", what);
+	root = wait_idle(what, &dev);
+	if (dev) {
+		check(jnum(dev, "write_bytes") == 64 * 4096ULL,
+		      "%s: device wrote %llu bytes, want %llu", what,
+		      jnum(dev, "write_bytes"), 64 * 4096ULL);
+		check_group_bytes(dev, pid, 64 * 4096ULL, what);
+	}
+	check_clean_counters(root, what);
+	free_stats(root);
+	what = "discard + write-zeroes (raw device)";
+	check(in_child(raw_discard, NULL, NULL) == 0, "%s: workload failed", what);
+	root = wait_idle(what, &dev);
+	check_clean_counters(root, what);
+	free_stats(root);
+	unload();
+	printf("ok: raw device: FUA writes, fsync flushes, discard, write-zeroes: groups add up, idle at the end\n");
+
+	/* a real file system; made before the load (mkfs I/O untracked) */
+	snprintf(fs_mnt, sizeof(fs_mnt), "%s/mnt", tmpdir);
+	mkdir(fs_mnt, 0755);
+	rc = run_quiet(mkfs);
+	if (rc == 127) {
+		char *mke2fs[] = { "mke2fs", "-F", "-q", "-t", "ext4",
+				   loopdev, NULL };
+
+		rc = run_quiet(mke2fs);
+	}
+	if (rc) {
+		printf("skip: file system workloads (no mkfs.ext4: %d)\n", rc);
+		rmdir(fs_mnt);
+		return;
+	}
+	load("tgid");
+	if (mount(loopdev, fs_mnt, "ext4", 0, NULL))
+		die("mount %s on %s: %s", loopdev, fs_mnt, strerror(errno));
+	mounted = 1;
+	what = "ext4: fsync after every write, O_SYNC";
+	check(in_child(fs_sync, NULL, NULL) == 0, "%s: workload failed", what);
+	root = wait_idle(what, &dev);
+	check_clean_counters(root, what);
+	free_stats(root);
+	snprintf(job, sizeof(job), "--directory=%s", fs_mnt);
+	{
+		char *fio[] = { "fio", "--name=fsync", job, "--rw=randwrite",
+				"--bs=4k", "--size=2m", "--fsync=1",
+				"--ioengine=psync", "--numjobs=2",
+				"--output-format=terse", NULL };
+
+		what = "ext4: fio randwrite fsync=1, 2 jobs";
+		rc = run_quiet(fio);
+		if (rc == 127) {
+			printf("skip: fio workload (no fio)\n");
+		} else {
+			check(rc == 0, "%s: fio failed (%d): %s", what, rc,
+			      rr.err);
+			root = wait_idle(what, &dev);
+			check_clean_counters(root, what);
+			free_stats(root);
+		}
+	}
+	what = "ext4: O_DSYNC direct, zero-range, FITRIM";
+	check(in_child(fs_fua_zero_trim, NULL, NULL) == 0, "%s: workload failed",
+	      what);
+	root = wait_idle(what, &dev);
+	check_clean_counters(root, what);
+	free_stats(root);
+	if (mounted && umount(fs_mnt))
+		check(0, "umount %s: %s", fs_mnt, strerror(errno));
+	what = "ext4: after umount";
+	root = wait_idle(what, &dev);
+	check_clean_counters(root, what);
+	free_stats(root);
+	rmdir(fs_mnt);
+	unload();
+	printf("ok: ext4: fsync, O_SYNC, fio fsync=1, O_DSYNC, zero-range, FITRIM: groups add up, idle at the end\n");
+}
+
 static int read_sys(const char *fmt, char *buf, size_t len)
 {
 	char path[256];
@@ -1484,9 +1804,10 @@ int main(int argc, char **argv)
 		{ "require-bpftool", no_argument, NULL, 'r' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "size-mb", required_argument, NULL, 's' },
+		{ "only", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL;
+	const char *dir = NULL, *only = NULL;
 	unsigned size_mb = 64;
 	int c;
 
@@ -1499,8 +1820,9 @@ int main(int argc, char **argv)
 		case 'r': require_bpftool = 1; break;
 		case 'd': dir = optarg; break;
 		case 's': size_mb = atoi(optarg); break;
+		case 'O': only = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s --cfqx PATH [--bpf-obj PATH] [--bpftool PATH] [--no-bpftool] [--dir DIR] [--size-mb N]\n",
+			fprintf(stderr, "usage: %s --cfqx PATH [--bpf-obj PATH] [--bpftool PATH] [--no-bpftool] [--dir DIR] [--size-mb N] [--only PHASE]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1531,18 +1853,29 @@ int main(int argc, char **argv)
 	setup_loop(size_mb, dir);
 	setup_cgroups();
 
-	phase_bad_input();
-	phase_policy("tgid");
-	phase_policy("pgid");
-	phase_policy("uid");
-	phase_policy("gid");
-	phase_policy("cgroup");
-	phase_live_switch();
-	phase_budget();
-	phase_scheduler();
-	phase_writeback();
-	phase_elevator();
-	phase_bpftool();
+	if (!only || !strcmp(only, "bad-input"))
+		phase_bad_input();
+	if (!only || !strcmp(only, "policy")) {
+		phase_policy("tgid");
+		phase_policy("pgid");
+		phase_policy("uid");
+		phase_policy("gid");
+		phase_policy("cgroup");
+	}
+	if (!only || !strcmp(only, "live-switch"))
+		phase_live_switch();
+	if (!only || !strcmp(only, "budget"))
+		phase_budget();
+	if (!only || !strcmp(only, "scheduler"))
+		phase_scheduler();
+	if (!only || !strcmp(only, "writeback"))
+		phase_writeback();
+	if (!only || !strcmp(only, "sync"))
+		phase_sync();
+	if (!only || !strcmp(only, "elevator"))
+		phase_elevator();
+	if (!only || !strcmp(only, "bpftool"))
+		phase_bpftool();
 
 	if (tolerated)
 		printf("note: %llu requests short, all within the program runs the kernel skipped (prog_misses)\n",
