@@ -53,6 +53,8 @@
 #define PIN_ROOT	"/sys/fs/bpf/cfqx"
 #define REGION		(8ULL << 20)	/* bytes of the device per worker */
 #define WB_PAGES	256		/* buffered pages for the flusher */
+#define PHASE_WRITES	200		/* writes of each worker in the
+					 * budget and scheduler phases */
 
 static const char default_obj[] = "build/cfqx.bpf.o";
 static const char *cfqx_bin, *bpf_obj = default_obj;
@@ -884,6 +886,38 @@ static void check_events(struct jnode *stats, struct worker *before)
 }
 
 /*
+ * Wait (up to 30 s) until @w's group under @by has at least @min writes:
+ * phases that need I/O running wait for an amount of it, never for a
+ * time that "should" be long enough on some machine.
+ */
+static void wait_writes_min(struct worker *w, const char *by,
+			    unsigned long long min)
+{
+	struct jnode *root, *dev, *g;
+	unsigned long long got = 0;
+	int tries;
+
+	for (tries = 0; tries < 300; tries++) {
+		root = stats_json();
+		dev = our_device(root);
+		g = dev ? find_group(dev, by, worker_id(w, by)) : NULL;
+		got = g ? jnum(g, "write_rqs") : 0;
+		jfree(root);
+		free(root);
+		if (got >= min)
+			return;
+		usleep(100000);
+	}
+	die("worker %d wrote %llu of %llu requests under %s in 30 s",
+	    (int)(w - workers), got, min, by);
+}
+
+static void wait_writes(struct worker *w, const char *by)
+{
+	wait_writes_min(w, by, 1);
+}
+
+/*
  * The budget view: worker 0 keeps 8 writes in flight, worker 1 one; both
  * are busy the whole time, so each is entitled to half the dispatches.
  * Worker 0 takes far more: over budget; worker 1 never is.  Also checks
@@ -901,7 +935,9 @@ static void phase_budget(void)
 	start_worker_ex(1, 1, 4096);
 	for (i = 0; i < 2; i++)
 		send_cmd(&workers[i], 'b');
-	usleep(300000);
+	/* both writing at once for a while: an amount of I/O, not a time */
+	for (i = 0; i < 2; i++)
+		wait_writes_min(&workers[i], "tgid", PHASE_WRITES);
 	for (i = 0; i < 2; i++) {
 		send_cmd(&workers[i], 's');
 		if (read(workers[i].done_fd, &ops[i], sizeof(ops[i])) !=
@@ -989,7 +1025,8 @@ static void phase_scheduler(void)
 	start_worker_ex(1, 1, 4096);
 	for (i = 0; i < 2; i++)
 		send_cmd(&workers[i], 'b');
-	usleep(400000);
+	for (i = 0; i < 2; i++)
+		wait_writes_min(&workers[i], "uid", PHASE_WRITES);
 	for (i = 0; i < 2; i++) {
 		send_cmd(&workers[i], 's');
 		if (read(workers[i].done_fd, &ops[i], sizeof(ops[i])) !=
@@ -1056,26 +1093,6 @@ static void phase_scheduler(void)
 	set_scheduler("none");
 	printf("ok: under %s: exact totals (%llu + %llu writes), %llu deadline misses, %llu starved, events sent\n",
 	       sched, ops[0], ops[1], misses, starved);
-}
-
-/* Wait (up to 20 s) until @w's group under @by has written something. */
-static void wait_writes(struct worker *w, const char *by)
-{
-	struct jnode *root, *dev, *g;
-	int tries, done = 0;
-
-	for (tries = 0; tries < 200 && !done; tries++) {
-		root = stats_json();
-		dev = our_device(root);
-		g = dev ? find_group(dev, by, worker_id(w, by)) : NULL;
-		done = g && jnum(g, "write_rqs") > 0;
-		jfree(root);
-		free(root);
-		if (!done)
-			usleep(100000);
-	}
-	if (!done)
-		die("background writer wrote nothing under %s in 20 s", by);
 }
 
 static void phase_live_switch(void)
