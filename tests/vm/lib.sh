@@ -50,6 +50,26 @@ nullb_contended() {
 		hw_queue_depth=64 mbps=200 size=8192 blocksize=4096 memory_backed=0
 }
 
+# wait_until SECS WHAT CMD...: polls CMD every 0.1 s until it succeeds;
+# after SECS seconds says "not ok - WHAT did not happen in SECS s" and
+# returns 1.  For what a test must wait for, instead of a sleep that
+# "should be enough" (TCG guests run at whatever speed the host allows).
+wait_until() {
+	local secs=$1 what=$2 i=0
+	shift 2
+	while [ $i -lt $((secs * 10)) ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$@" && return 0
+	notok "$what did not happen in $secs s"
+	return 1
+}
+# ios DEV: completed reads + writes; io_since DEV N: more than N now.
+ios() { awk '{ print $1 + $5 }' /sys/block/$1/stat; }
+io_since() { [ "$(ios $1)" -gt "$2" ]; }
+
 set_sched() { echo "$2" > /sys/block/$1/queue/scheduler; }
 cur_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/block/$1/queue/scheduler; }
 iosched() { echo /sys/block/$1/queue/iosched/$2; }

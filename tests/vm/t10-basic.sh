@@ -1,6 +1,9 @@
 # cfqx on a loop device and on null_blk: selection, tunables (bad writes
 # get -EINVAL and change nothing), I/O through it, scheduler switches to
 # none / mq-deadline / kyber / bfq and back while fio keeps the device busy.
+# fio runs until the test stops it (--trigger-file), and each switch waits
+# for I/O completed under the new scheduler: the load is certain, not a
+# matter of fio's runtime outlasting the switches.
 . /tests/lib.sh
 FAILED=0
 
@@ -58,7 +61,7 @@ cat > /tmp/switch.fio <<JOB
 [global]
 filename=/dev/$dev
 direct=1
-runtime=8
+runtime=600
 time_based=1
 size=1g
 [rr]
@@ -76,13 +79,19 @@ bs=64k
 uid=1001
 gid=1001
 JOB
-fio --output-format=json --output=$FIO_OUT/switch.json /tmp/switch.fio >/dev/null 2>$FIO_OUT/switch.err &
+rm -f /tmp/switch.stop
+fio --trigger-file=/tmp/switch.stop --output-format=json \
+	--output=$FIO_OUT/switch.json /tmp/switch.fio >/dev/null 2>$FIO_OUT/switch.err &
 fpid=$!
-sleep 1
+n=$(ios $dev)
+wait_until 60 "fio I/O on $dev" io_since $dev $n
 for s in none cfqx mq-deadline cfqx kyber cfqx bfq cfqx none cfqx; do
+	kill -0 $fpid 2>/dev/null || notok "fio ended before the switch to $s"
 	set_sched $dev $s || notok "switch to $s under load"
-	sleep 0.5
+	n=$(ios $dev)
+	wait_until 60 "I/O completed on $dev under $s" io_since $dev $n
 done
+touch /tmp/switch.stop	# fio stops its jobs and reports
 wait $fpid
 frc=$?
 check "fio survived 10 scheduler switches under load (rc $frc)" [ $frc -eq 0 ]

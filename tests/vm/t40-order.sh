@@ -6,6 +6,10 @@
 # forward A+2000008, and only then A-40000 (back ~19.5 MiB > back_seek_max
 # 16 MiB: "wrapped", waits for the next sweep although it is nearer).
 # The issue order comes from the block_rq_issue tracepoint.
+# The set-up is a race the guest must win (four dd's queued within A's
+# 2 s): it waits for A to be in flight (not a sleep), and is retried up to
+# 5 times when the four were not all queued in time; the order is then
+# compared once, on a set-up that held.
 . /tests/lib.sh
 FAILED=0
 T=/sys/kernel/tracing
@@ -20,27 +24,35 @@ echo uid > $(iosched $dev group_by)
 majmin=$(cat /sys/block/$dev/dev)
 devt=$(( (${majmin%:*} << 20) | ${majmin#*:} ))
 echo 0 > $T/tracing_on
-echo > $T/trace
 echo "dev == $devt" > $T/events/block/block_rq_issue/filter
 echo 1 > $T/events/block/block_rq_issue/enable
-echo 1 > $T/tracing_on
 A=1000000
 rd() { dd if=/dev/$dev of=/dev/null bs=4096 count=1 iflag=direct,skip_bytes skip=$(($1 * 512)) 2>/dev/null; }
-rd $A &
-sleep 0.1
-for s in $((A + 2000008)) $((A - 40000)) $((A + 208)) $((A - 56)); do
-	rd $s &
+stat_is() { [ "$(awk -v k=$1 '$1 == k {print $2}' $(schedfile $dev stats))" = "$2" ]; }
+try=0
+queued=0
+while [ $try -lt 5 ]; do
+	try=$((try + 1))
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+	rd $A &
+	wait_until 30 "the first read in flight" stat_is in_flight 1 || break
+	for s in $((A + 2000008)) $((A - 40000)) $((A + 208)) $((A - 56)); do
+		rd $s &
+	done
+	# All four must be queued behind A before A completes, else the
+	# order proves nothing: try again.
+	i=0
+	while ! stat_is queued 4 && [ $i -lt 30 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	queued=$(awk '$1 == "queued" {print $2}' $(schedfile $dev stats))
+	wait
+	echo 0 > $T/tracing_on
+	[ "$queued" = 4 ] && break
+	say "set-up $try: only $queued of 4 reads queued while the first was in flight"
 done
-# All four must be queued behind A before A completes, else the order
-# proves nothing: say so instead of comparing.
-i=0
-while [ "$(awk '/^queued/{print $2}' $(schedfile $dev stats))" != 4 ] && [ $i -lt 30 ]; do
-	sleep 0.05; i=$((i + 1))
-done
-queued=$(awk '/^queued/{print $2}' $(schedfile $dev stats))
-wait
-[ "$queued" = 4 ] || notok "set-up: only $queued of 4 reads queued while the first was in flight (guest too slow)"
-echo 0 > $T/tracing_on
+[ "$queued" = 4 ] || notok "set-up: the four reads never all queued behind the first in $try tries (guest too slow)"
 echo 0 > $T/events/block/block_rq_issue/enable
 got=$(grep block_rq_issue $T/trace | sed -n 's/.*() \([0-9]*\) + .*/\1/p' | tr '\n' ' ')
 want="$A $((A - 56)) $((A + 208)) $((A + 2000008)) $((A - 40000)) "

@@ -3,7 +3,9 @@
 # group_by tgid -> uid with `bpftool map update` while fio runs, and see
 # new requests grouped by uid at once; a bad map value is ignored and
 # counted; a tunable write while attached lands in the map; detach; no
-# request lost or stuck.
+# request lost or stuck.  Every step waits (bounded) for what it checks
+# to show in the groups/stats files while fio runs; fio runs until the
+# test stops it (--trigger-file), not for a runtime the steps must fit in.
 . /tests/lib.sh
 FAILED=0
 PIN=/sys/fs/bpf/cfqx-vm-policy
@@ -38,7 +40,7 @@ filename=/dev/$dev
 direct=1
 bs=16k
 rw=randread
-runtime=6
+runtime=600
 time_based=1
 ioengine=libaio
 iodepth=4
@@ -52,25 +54,30 @@ gid=1001
 uid=1002
 gid=1002
 JOB
-fio --output-format=json --output=$FIO_OUT/pol.json /tmp/pol.fio >/dev/null 2>$FIO_OUT/pol.err &
+rm -f /tmp/pol.stop
+fio --trigger-file=/tmp/pol.stop --output-format=json --output=$FIO_OUT/pol.json \
+	/tmp/pol.fio >/dev/null 2>$FIO_OUT/pol.err &
 fpid=$!
-sleep 2
+has_group() { grep -q "^$1 " $(schedfile $dev groups); }
+bad_counted() { [ "$(awk '/^bad_policy/{print $2}' $(schedfile $dev stats))" -ge 1 ]; }
+wait_until 60 "fio's per-process (tgid) groups" has_group tgid
 check "under tgid: per-process groups, no uid groups" sh -c "! grep -q '^uid ' $(schedfile $dev groups)"
 bpftool map update pinned $PIN key 0 0 0 0 value $(policy_bytes $POL_UID)
 check "group_by follows the map at once" [ "$(cat $(iosched $dev group_by))" = "tgid pgid [uid] gid cgroup" ]
-sleep 1
-grep -q '^uid 1001 ' $(schedfile $dev groups) && grep -q '^uid 1002 ' $(schedfile $dev groups)
+wait_until 60 "a uid 1001 group" has_group "uid 1001" &&
+	wait_until 60 "a uid 1002 group" has_group "uid 1002"
 check "new requests grouped by uid 1001 and 1002 while fio runs" [ $? -eq 0 ]
 say "groups: $(grep -c . $(schedfile $dev groups)) lines"
 sed 's/^/    /' $(schedfile $dev groups)
 bpftool map update pinned $PIN key 0 0 0 0 value $(policy_bytes $POL_BAD)
-sleep 0.5
+wait_until 60 "the bad policy counted (bad_policy >= 1)" bad_counted
 check "bad map value ignored (still uid) and counted" sh -c \
 	"[ \"\$(cat $(iosched $dev group_by))\" = 'tgid pgid [uid] gid cgroup' ] && [ \$(awk '/^bad_policy/{print \$2}' $(schedfile $dev stats)) -ge 1 ]"
 bpftool map update pinned $PIN key 0 0 0 0 value $(policy_bytes $POL_UID)
 echo 6 > $(iosched $dev quantum)
 check "tunable write while attached lands in the map" \
 	sh -c "bpftool -j map lookup pinned $PIN key 0 0 0 0 | jq -e '.value[4] == \"0x06\" or .value[4] == 6' >/dev/null"
+touch /tmp/pol.stop	# fio stops its jobs and reports
 wait $fpid
 frc=$?
 check "fio finished cleanly through the switches (rc $frc)" [ $frc -eq 0 ] && [ "$(fio_errors $FIO_OUT/pol.json)" = 0 ]

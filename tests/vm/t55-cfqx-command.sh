@@ -18,11 +18,14 @@ check "policy map attached (policy_map: $(cat $(iosched $dev policy_map)))" \
 	grep -q '^id [0-9]' $(iosched $dev policy_map)
 check "cfqx policy uid" sh -c 'cfqx policy uid >/dev/null'
 check "elevator follows: group_by uid" [ "$(cat $(iosched $dev group_by))" = "tgid pgid [uid] gid cgroup" ]
-# Groups live as long as their processes: look while the reader runs.
-dd if=/dev/$dev of=/dev/null bs=64k count=4000 iflag=direct 2>/dev/null &
+# Groups live as long as their processes: look while the reader runs
+# (it reads the whole device and is stopped once the group was seen).
+dd if=/dev/$dev of=/dev/null bs=64k iflag=direct 2>/dev/null &
 ddpid=$!
-sleep 0.5
-check "requests grouped by uid 0" grep -q '^uid 0 ' $(schedfile $dev groups)
+uid0_group() { grep -q '^uid 0 ' $(schedfile $dev groups); }
+wait_until 60 "a uid 0 group while dd reads" uid0_group
+check "requests grouped by uid 0" uid0_group
+kill $ddpid 2>/dev/null
 wait $ddpid
 echo 7 > $(iosched $dev quantum)
 check "sysfs tunable write visible to cfqx policy (quantum 7)" sh -c "cfqx policy --json | grep -q '\"quantum\": *7'"
