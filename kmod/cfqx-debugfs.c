@@ -40,10 +40,10 @@ static int cfqx_stats_show(void *data, struct seq_file *m)
 		   lat / 1000, avg_sectors / 2);
 	seq_printf(m, "inserted %llu\ndispatched %llu\ncompleted %llu\n"
 		   "requeued %llu\nfifo_expired %llu\ndepth_full %llu\n"
-		   "idle_hold %llu\nidle_hit %llu\nidle_expired %llu\n"
+		   "idle_hit %llu\nidle_expired %llu\n"
 		   "merged_rq %llu\nmerged_cross %llu\n",
 		   c.inserted, c.dispatched, c.completed, c.requeued,
-		   c.fifo_expired, c.depth_full, c.idle_hold, c.idle_hit,
+		   c.fifo_expired, c.depth_full, c.idle_hit,
 		   c.idle_expired, c.merged, c.merged_cross);
 	seq_printf(m, "merged_bio %llu\nmerge_refused %llu\nthrottled %llu\n"
 		   "unscheduled %llu\nalloc_fail %llu\nbad_policy %llu\n"

@@ -20,9 +20,10 @@
  * requests, 2.6.10's fix for fork-heavy loads), gives each request a core
  * record, and turns blk-mq's callbacks into core calls: insert, dispatch,
  * completion, requeue, merges and admission (limit_depth).  An hrtimer
- * re-runs the queue when an anticipation hold ends; a dispatch the core
- * refuses for depth marks the hardware queue for restart, so the next
- * freed request re-runs it (no kblockd round trip per completion).
+ * re-runs the queue when an anticipation window ends (contention may
+ * drop); a dispatch the core refuses marks the hardware queue for restart,
+ * so the next freed request re-runs it (no kblockd round trip per
+ * completion).
  *
  * Merges stay within a group: allow_merge refuses a bio of another group,
  * back and front merge candidates come from the group's own queue (the
@@ -342,11 +343,11 @@ static enum hrtimer_restart cfqx_idle_timer_fn(struct hrtimer *t)
 	struct cfqx_data *cd = container_of(t, struct cfqx_data, idle_timer);
 	unsigned long flags;
 
-	/* Cleared under the lock, then the queue runs: a hold set after
-	 * this re-arms, one set before is decided again by the run. */
+	/* An anticipation window ended: the core decides again, then the
+	 * queue runs.  Cleared under the lock: a later refusal re-arms. */
 	spin_lock_irqsave(&cd->lock, flags);
 	cd->armed_until = 0;
-	WRITE_ONCE(cd->sched.hold_until, 0);
+	cfqx_sched_tick(&cd->sched, cfqx_policy(cd), ktime_get_ns());
 	spin_unlock_irqrestore(&cd->lock, flags);
 	blk_mq_run_hw_queues(cd->q, true);
 	return HRTIMER_NORESTART;
@@ -371,10 +372,12 @@ static struct request *cfqx_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (srq) {
 		rq = srq->owner;
 		cfqx_rq_leaves(hctx->queue, rq);
-	} else if (wake_at)
-		cfqx_arm_idle_timer(cd, wake_at);
-	else if (cd->sched.refused)
+	} else if (cd->sched.nr_queued) {
+		/* Refused: a completion or the window's end re-runs it. */
 		blk_mq_sched_mark_restart_hctx(hctx);
+		if (wake_at)
+			cfqx_arm_idle_timer(cd, wake_at);
+	}
 out:
 	spin_unlock_irqrestore(&cd->lock, flags);
 	return rq;
@@ -391,7 +394,7 @@ static bool cfqx_has_work(struct blk_mq_hw_ctx *hctx)
 	struct cfqx_data *cd = hctx->queue->elevator->elevator_data;
 
 	if (!list_empty_careful(&cd->bypass) ||
-	    cfqx_sched_has_work(&cd->sched, ktime_get_ns()))
+	    cfqx_sched_has_work(&cd->sched))
 		return true;
 	/* Held for depth: blk-mq will not ask again by itself, so the next
 	 * freed request must re-run the queue. */

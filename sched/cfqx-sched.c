@@ -185,14 +185,21 @@ void cfqx_sched_release(struct cfqx_sched *s, struct cfqx_sched_rq *r)
 	r->group = NULL;
 }
 
+/* Requests in the group's own queues (what choose() can serve). */
 static u32 group_queued(const struct cfqx_sched_group *g)
 {
 	return g->queued[0] + g->queued[1];
 }
 
+/* Anything queued (own queues or the head list) or in flight. */
+static bool group_busy(const struct cfqx_sched_group *g)
+{
+	return group_queued(g) || g->queued_head || g->in_flight;
+}
+
 bool cfqx_sched_group_idle(const struct cfqx_sched_group *g)
 {
-	return !group_queued(g) && !g->in_flight && !g->on_active;
+	return !group_busy(g) && !g->on_active;
 }
 
 static void group_activate(struct cfqx_sched *s, struct cfqx_sched_group *g)
@@ -231,18 +238,36 @@ static u64 rq_cost(const struct cfqx_sched *s, const struct cfqx_sched_rq *r)
 	return s->avg_cost ? s->avg_cost >> CFQX_EWMA_SHIFT : 1000000;
 }
 
-/* One 2.6.10 round: `quantum` requests of the device's average cost. */
+/* Virtual time is kept in cost units x 2^CFQX_VSHIFT (V advances by
+ * fractions of a request). */
+#define CFQX_VSHIFT	8
+
+/* One 2.6.10 round, `quantum` requests of the device's average cost, in
+ * virtual time. */
 static u64 credit(const struct cfqx_sched *s, const struct cfqx_policy *p)
 {
 	u64 avg = s->avg_cost >> CFQX_EWMA_SHIFT;
 
 	if (!avg)
 		avg = s->dev.rotational ? 1000000 : 128;
-	return avg * p->quantum;
+	return (avg * p->quantum) << CFQX_VSHIFT;
+}
+
+/* No group lags the virtual clock by more than one round. */
+static void clamp_lag(struct cfqx_sched *s, struct cfqx_sched_group *g,
+		      const struct cfqx_policy *p)
+{
+	u64 c = credit(s, p);
+
+	if (s->vclock > c && g->vtime < s->vclock - c)
+		g->vtime = s->vclock - c;
 }
 
 /* ------------------------------------------------------------------ */
 /* Queueing */
+
+static void refresh(struct cfqx_sched *s, const struct cfqx_policy *p,
+		    u64 now);
 
 static void sort_add(struct cfqx_sched_group *g, struct cfqx_sched_rq *r)
 {
@@ -259,8 +284,6 @@ static void sort_add(struct cfqx_sched_group *g, struct cfqx_sched_rq *r)
 static void group_wakes(struct cfqx_sched *s, struct cfqx_sched_group *g,
 			const struct cfqx_policy *p, u64 now)
 {
-	u64 floor;
-
 	if (g->idle_since) {
 		u64 think = now > g->idle_since ? now - g->idle_since : 0;
 
@@ -275,11 +298,8 @@ static void group_wakes(struct cfqx_sched *s, struct cfqx_sched_group *g,
 			s->st.idle_expired++;
 		g->anticipate_until = 0;
 	}
-	if (!g->on_active) {
-		/* Idle time banks at most one round of credit. */
-		floor = s->vclock > credit(s, p) ? s->vclock - credit(s, p) : 0;
-		g->vtime = max_u64(g->vtime, floor);
-	}
+	/* Idle time banks at most one round of credit. */
+	clamp_lag(s, g, p);
 }
 
 void cfqx_sched_insert(struct cfqx_sched *s, struct cfqx_sched_rq *r,
@@ -301,10 +321,8 @@ void cfqx_sched_insert(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	r->state = CFQX_SRQ_QUEUED;
 	r->head = 0;
 	group_activate(s, g);
-	/* New work may end a hold: let dispatch decide again. */
-	WRITE_ONCE(s->hold_until, 0);
-	WRITE_ONCE(s->depth_eff, cfqx_sched_depth(s, p));
 	s->st.inserted++;
+	refresh(s, p, now);
 }
 
 void cfqx_sched_insert_head(struct cfqx_sched *s, struct cfqx_sched_rq *r)
@@ -312,10 +330,11 @@ void cfqx_sched_insert_head(struct cfqx_sched *s, struct cfqx_sched_rq *r)
 	link_add_before(&r->fifo, s->head.next);
 	r->state = CFQX_SRQ_QUEUED;
 	r->head = 1;
+	r->group->queued_head++;
 	s->nr_head++;
 	s->nr_queued++;
 	group_activate(s, r->group);
-	WRITE_ONCE(s->hold_until, 0);
+	WRITE_ONCE(s->can_dispatch, 1);
 	s->st.inserted++;
 }
 
@@ -326,10 +345,12 @@ void cfqx_sched_remove(struct cfqx_sched *s, struct cfqx_sched_rq *r)
 	if (r->state != CFQX_SRQ_QUEUED)
 		return;
 	link_del(&r->fifo);
-	s->nr_queued--;
+	if (!--s->nr_queued)
+		WRITE_ONCE(s->can_dispatch, 0);
 	r->state = CFQX_SRQ_IDLE;
 	if (r->head) {
 		r->head = 0;
+		g->queued_head--;
 		s->nr_head--;
 		return;
 	}
@@ -495,68 +516,101 @@ static struct cfqx_sched_rq *fifo_expired(struct cfqx_sched *s,
 }
 
 /* An anticipated group whose window has ended stops being active. */
-static bool window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
+static void window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
 			u64 now)
 {
-	if (group_queued(g) || g->in_flight)
-		return false;
+	if (group_busy(g))
+		return;
 	if (g->anticipate_until && now < g->anticipate_until)
-		return false;
+		return;
+	if (g->anticipate_until)
+		s->st.idle_expired++;
+	g->anticipate_until = 0;
 	group_deactivate(s, g);
-	return true;
-}
-
-/* The vtime an inactive group would come back at. */
-static u64 wake_vtime(const struct cfqx_sched *s,
-		      const struct cfqx_sched_group *g,
-		      const struct cfqx_policy *p)
-{
-	u64 c = credit(s, p);
-
-	return max_u64(g->vtime, s->vclock > c ? s->vclock - c : 0);
 }
 
 /*
- * The busy group to serve: least vtime, then fewer in flight, then the
- * one served longest ago (the active list is in service order).  Also
- * counts the anticipated groups owed service before it and the earliest
- * end of their windows.
+ * The group to serve now, or NULL when every busy group must wait for a
+ * completion.  Ends anticipation windows that are over (s->next_wake: the
+ * earliest one still open), keeps every active group within one round of
+ * the virtual clock V, and moves V up to one round below the least busy
+ * vtime.  A busy group may dispatch when it is no more than one round
+ * ahead of V, and, while groups contend, the device is below the
+ * contended depth or the group has nothing in flight (2.6.10's first
+ * pass).  Of those the least vtime wins, then fewer in flight, then the
+ * one served longest ago (the active list is in service order).  With
+ * nothing in flight the least vtime busy group goes anyway: the device is
+ * never idled.
  */
-static struct cfqx_sched_group *pick_group(struct cfqx_sched *s,
-					   const struct cfqx_policy *p,
-					   u64 now, u32 *owed, u64 *until)
+static struct cfqx_sched_group *choose(struct cfqx_sched *s,
+				       const struct cfqx_policy *p, u64 now)
 {
-	struct cfqx_sched_group *best = NULL;
+	struct cfqx_sched_group *best = NULL, *least = NULL;
 	struct cfqx_link *at, *next;
+	u64 c = credit(s, p), vmin = ~0ULL;
+	u32 busy = 0;
+	bool below;
 
-	*owed = 0;
-	*until = 0;
+	s->next_wake = 0;
 	for (at = s->active.next; at != &s->active; at = next) {
 		struct cfqx_sched_group *g = container_of_group(at);
 
 		next = at->next;
-		if (!group_queued(g)) {
-			window_over(s, g, now);
+		window_over(s, g, now);
+		if (!g->on_active)
 			continue;
+		if (group_busy(g)) {
+			busy++;
+			vmin = min_u64(vmin, g->vtime);
 		}
+		if (g->anticipate_until &&
+		    (!s->next_wake || g->anticipate_until < s->next_wake))
+			s->next_wake = g->anticipate_until;
+	}
+	s->nr_backlogged = busy;
+	if (busy && vmin > c && s->vclock < vmin - c)
+		s->vclock = vmin - c;
+	below = !contended(s) || s->in_flight < cfqx_sched_depth(s, p);
+	for (at = s->active.next; at != &s->active; at = at->next) {
+		struct cfqx_sched_group *g = container_of_group(at);
+
+		clamp_lag(s, g, p);
+		if (!group_queued(g))
+			continue;
+		if (!least || g->vtime < least->vtime)
+			least = g;
+		if (g->vtime > s->vclock + c || (!below && g->in_flight))
+			continue;
 		if (!best || g->vtime < best->vtime ||
 		    (g->vtime == best->vtime && g->in_flight < best->in_flight))
 			best = g;
 	}
-	if (!best)
-		return NULL;
-	for (at = s->active.next; at != &s->active; at = at->next) {
-		struct cfqx_sched_group *g = container_of_group(at);
-
-		if (group_queued(g) || g->in_flight || !g->anticipate_until)
-			continue;
-		if (wake_vtime(s, g, p) < best->vtime) {
-			(*owed)++;
-			if (!*until || g->anticipate_until < *until)
-				*until = g->anticipate_until;
-		}
-	}
+	if (!best && !s->in_flight)
+		best = least;
 	return best;
+}
+
+/* Requests the device may have in flight whoever asks. */
+static u32 hard_cap(const struct cfqx_sched *s, const struct cfqx_policy *p)
+{
+	return s->dev.tags < p->max_depth ? s->dev.tags : p->max_depth;
+}
+
+/* Recompute what has_work() answers, after any change. */
+static void refresh(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now)
+{
+	bool can = s->nr_head ||
+		(s->nr_queued && s->in_flight < hard_cap(s, p) &&
+		 choose(s, p, now));
+
+	WRITE_ONCE(s->can_dispatch, can);
+	WRITE_ONCE(s->depth_eff, cfqx_sched_depth(s, p));
+}
+
+u64 cfqx_sched_tick(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now)
+{
+	refresh(s, p, now);
+	return s->next_wake;
 }
 
 static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
@@ -568,18 +622,20 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	r->state = CFQX_SRQ_DISPATCHED;
 	r->dispatch_ns = now;
 	r->charge = rq_cost(s, r);
-	if (g->vtime > s->vclock)
-		s->vclock = g->vtime;
-	g->vtime += r->charge;
+	/* V advances at the rate each backlogged group is entitled to. */
+	s->vclock += (r->charge << CFQX_VSHIFT) /
+		(s->nr_backlogged ? s->nr_backlogged : 1);
+	g->vtime += r->charge << CFQX_VSHIFT;
 	g->charged += r->charge;
 	g->dispatched++;
 	g->in_flight++;
+	r->alone = !s->in_flight;
 	if (!s->in_flight++)
 		s->busy_since = now;
 	s->last_sector = r->sector + r->sectors;
 	/* Served: to the back of the round robin. */
-	link_del(&g->active);
-	link_add_before(&g->active, &s->active);
+	group_deactivate(s, g);
+	group_activate(s, g);
 	s->st.dispatched++;
 }
 
@@ -587,66 +643,41 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 					  const struct cfqx_policy *p, u64 now,
 					  u64 *wake_at)
 {
-	struct cfqx_sched_group *g;
+	struct cfqx_sched_group *g = NULL;
 	struct cfqx_sched_rq *r;
-	u64 until;
-	u32 owed, depth;
 
 	*wake_at = 0;
-	if (!s->nr_queued)
+	if (!s->nr_queued) {
+		WRITE_ONCE(s->can_dispatch, 0);
 		return NULL;
+	}
 	if (s->nr_head) {
 		r = container_of_rq(s->head.next, fifo);
-		mark_dispatched(s, r, now);
-		return r;
+		goto out;
 	}
-	depth = cfqx_sched_depth(s, p);
-	WRITE_ONCE(s->depth_eff, depth);
-	if (s->in_flight >= depth) {
+	if (s->in_flight < hard_cap(s, p))
+		g = choose(s, p, now);
+	if (!g) {
 		s->st.depth_full++;
 		s->refused = 1;
+		*wake_at = s->next_wake;
+		refresh(s, p, now);
 		return NULL;
 	}
 	r = fifo_expired(s, p, now);
-	if (r) {
+	if (r)
 		s->st.fifo_expired++;
-		mark_dispatched(s, r, now);
-		return r;
-	}
-	g = pick_group(s, p, now, &owed, &until);
-	if (!g)
-		return NULL;
-	/*
-	 * Anticipated groups owed service keep a slot each; the device is
-	 * never left idle for them.
-	 */
-	if (owed && p->slice_idle && s->in_flight &&
-	    s->in_flight + owed >= depth) {
-		s->st.idle_hold++;
-		WRITE_ONCE(s->hold_until, until);
-		*wake_at = until;
-		s->refused = 1;
-		return NULL;
-	}
-	r = group_next(s, g, p);
+	else
+		r = group_next(s, g, p);
+out:
 	mark_dispatched(s, r, now);
+	refresh(s, p, now);
 	return r;
 }
 
-bool cfqx_sched_has_work(const struct cfqx_sched *s, u64 now)
+bool cfqx_sched_has_work(const struct cfqx_sched *s)
 {
-	u64 hold;
-
-	if (!READ_ONCE(s->nr_queued))
-		return false;
-	if (READ_ONCE(s->nr_head))
-		return true;
-	/* depth_eff is as of the last dispatch; contention changes it, and
-	 * every change of contention comes with a run of the queue. */
-	if (READ_ONCE(s->in_flight) >= READ_ONCE(s->depth_eff))
-		return false;
-	hold = READ_ONCE(s->hold_until);
-	return !hold || now >= hold;
+	return READ_ONCE(s->can_dispatch);
 }
 
 /* ------------------------------------------------------------------ */
@@ -658,7 +689,9 @@ static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 {
 	u64 rate_x16k, bdp;
 
-	if (!s->lat_min_next || lat < s->lat_min_next)
+	/* Only a request that found the device idle shows its latency
+	 * without queueing behind others. */
+	if (r->alone && (!s->lat_min_next || lat < s->lat_min_next))
 		s->lat_min_next = lat;
 	s->win_sectors += r->sectors;
 	s->avg_sectors = ewma(s->avg_sectors, r->sectors ? r->sectors : 1);
@@ -673,9 +706,9 @@ static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		s->busy_since = now;
 	}
 	/* The minimum of this window and the last one. */
-	lat = s->lat_min_ns ? min_u64(s->lat_min_ns, s->lat_min_next) :
-		s->lat_min_next;
-	if (s->win_busy_ns && s->avg_sectors) {
+	lat = !s->lat_min_next ? s->lat_min_ns : !s->lat_min_ns ?
+		s->lat_min_next : min_u64(s->lat_min_ns, s->lat_min_next);
+	if (lat && s->win_busy_ns && s->avg_sectors) {
 		/*
 		 * bdp in requests x 1024: rate (sectors/ns, x 2^14) x
 		 * latency / size (sectors x 16); the depth is 1.25 bdp,
@@ -686,7 +719,8 @@ static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		bdp = bdp * 5 / 4;
 		s->depth = (u32)min_u64((bdp + 1023) / 1024 + 1, 1u << 16);
 	}
-	s->lat_min_ns = s->lat_min_next;
+	if (s->lat_min_next)
+		s->lat_min_ns = s->lat_min_next;
 	s->lat_min_next = 0;
 	s->window_rqs = 0;
 	s->win_sectors = 0;
@@ -740,8 +774,8 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	took = now > start ? now - start : 0;
 	s->last_complete_ns = now;
 	if (s->dev.rotational) {
-		g->vtime = g->vtime + took > r->charge ?
-			g->vtime + took - r->charge : 0;
+		g->vtime += took << CFQX_VSHIFT;
+		g->vtime -= min_u64(g->vtime, r->charge << CFQX_VSHIFT);
 		g->charged += took;
 		g->charged -= min_u64(g->charged, r->charge);
 		s->avg_cost = ewma(s->avg_cost, took);
@@ -753,16 +787,14 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	g->in_flight--;
 	s->in_flight--;
 	learn_device(s, r, lat, now);
-	if (!group_queued(g) && !g->in_flight) {
+	if (!group_busy(g)) {
 		anticipate(s, g, p, now);
 		if (!g->anticipate_until)
 			group_deactivate(s, g);
 	}
-	/* A slot is free: a hold may not apply any more. */
-	WRITE_ONCE(s->hold_until, 0);
-	WRITE_ONCE(s->depth_eff, cfqx_sched_depth(s, p));
 	s->st.completed++;
-	kick = s->refused && s->nr_queued;
+	refresh(s, p, now);
+	kick = s->refused && s->can_dispatch;
 	if (kick)
 		s->refused = 0;
 	return kick;
@@ -776,7 +808,7 @@ void cfqx_sched_requeue(struct cfqx_sched *s, struct cfqx_sched_rq *r)
 		return;
 	r->state = CFQX_SRQ_IDLE;
 	/* Not served after all: give the charge back. */
-	g->vtime -= min_u64(g->vtime, r->charge);
+	g->vtime -= min_u64(g->vtime, r->charge << CFQX_VSHIFT);
 	g->charged -= min_u64(g->charged, r->charge);
 	g->in_flight--;
 	s->in_flight--;

@@ -57,6 +57,8 @@ struct cfqx_sched_rq {
 	u8 write;			/* admission direction: 0 read, 1 write */
 	u8 state;			/* enum cfqx_sched_rq_state */
 	u8 head;			/* on sched->head (requeued at head) */
+	u8 alone;			/* dispatched to an idle device */
+	u8 pad[7];
 	u64 deadline_ns;		/* FIFO expiry (queued) */
 	u64 dispatch_ns;		/* when dispatched */
 	u64 charge;			/* cost charged at dispatch */
@@ -68,13 +70,14 @@ struct cfqx_sched_group {
 	struct cfqx_link sort[2];	/* by sector, [CFQX_SCHED_ASYNC/SYNC] */
 	struct cfqx_link fifo[2];	/* by arrival */
 	u32 queued[2];
+	u32 queued_head;		/* its requests on sched->head */
 	u32 in_flight;
 	u32 allocated[2];		/* held by the caller, [0 read, 1 write] */
 	u8 on_active;
 	u8 last_sync;			/* direction of its last request */
 	u8 pad[2];
 
-	u64 vtime;			/* virtual service, cost units */
+	u64 vtime;			/* virtual service, cost units x 256 */
 	u64 service_ns;			/* 2.6.10 service_used (decayed) */
 	u64 service_epoch;		/* second of the last decay */
 	u64 dispatched;			/* requests, since init */
@@ -98,7 +101,6 @@ struct cfqx_sched_stats {
 	u64 dispatched;
 	u64 fifo_expired;
 	u64 depth_full;			/* dispatch refused: contended depth */
-	u64 idle_hold;			/* dispatch refused: anticipation */
 	u64 idle_hit;			/* anticipated group came back in time */
 	u64 idle_expired;		/* ... or did not */
 	u64 requeued;
@@ -119,13 +121,16 @@ struct cfqx_sched {
 	u32 depth;			/* contended depth, learned */
 	u32 depth_eff;			/* ... clamped by policy and tags */
 	u32 nr_head;
+	u32 nr_backlogged;		/* groups queued or in flight */
 	u32 window_rqs;			/* completions in the measuring window */
+	u32 pad0;
 	u8 refused;			/* a dispatch was refused: kick on completion */
-	u8 pad[7];
+	u8 can_dispatch;		/* what has_work() answers */
+	u8 pad[6];
 	u64 last_sector;		/* end of the last dispatch */
 	u64 next_fifo_check;
-	u64 hold_until;			/* anticipation hold ends (0: none) */
-	u64 vclock;			/* virtual time of the last dispatch */
+	u64 next_wake;			/* earliest anticipation window end */
+	u64 vclock;			/* virtual time V (cost units x 256) */
 
 	/* Device model, learned from completions (see cfqx-sched.c). */
 	u64 lat_min_ns;			/* windowed minimum dispatch->complete */
@@ -177,13 +182,18 @@ struct cfqx_sched_rq *cfqx_sched_prev(struct cfqx_sched_rq *r);
 /*
  * Dispatch: the next request (removed from its queue, counted in flight),
  * or NULL.  On NULL, *wake_at is when the answer may change without a new
- * request or completion (an anticipation window ends), else 0.
+ * request or completion (an anticipation window ends: call
+ * cfqx_sched_tick() then), else 0.
  */
 struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 					  const struct cfqx_policy *p, u64 now,
 					  u64 *wake_at);
-/* Would cfqx_sched_dispatch() return a request now?  Reads only. */
-bool cfqx_sched_has_work(const struct cfqx_sched *s, u64 now);
+/* Would cfqx_sched_dispatch() return a request?  Lockless, one load: the
+ * answer is recomputed by every other call. */
+bool cfqx_sched_has_work(const struct cfqx_sched *s);
+/* Time passed (a window may have ended): recompute; returns the next
+ * window end (0: none). */
+u64 cfqx_sched_tick(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now);
 
 /*
  * Completion of a dispatched request (whole request, success or error).

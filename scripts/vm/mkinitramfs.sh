@@ -68,6 +68,8 @@ cp "$ko" "$rootfs/lib/modules/cfqx.ko"
 
 # Test scripts and helpers.
 cp "$root_dir"/tests/vm/*.sh "$rootfs/tests/"
+mkdir -p "$rootfs/tests/mixes"
+cp "$root_dir"/tests/mixes/*.fio "$rootfs/tests/mixes/"
 cp "$root_dir/tests/vm/init" "$rootfs/init"
 chmod +x "$rootfs/init" "$rootfs"/tests/*.sh
 cp "$build/tests/vm/cfqx-vm-attach" "$rootfs/bin/"

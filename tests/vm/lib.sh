@@ -84,6 +84,22 @@ jain() {
 	echo "$@" | awk '{s=0; q=0; for (i=1;i<=NF;i++) {s+=$i; q+=$i*$i}
 		if (q==0) print 0; else printf "%.3f\n", s*s/(NF*q)}'
 }
+max() { awk -v a="$1" -v b="$2" 'BEGIN {print (a + 0 > b + 0) ? a : b}'; }
+# fairness CAP "DEMANDS" "GOTS": "maxmin_jain worst_share jain" by
+# DESIGN's "Measuring fairness" (bytes/s), from `cfqx fairness`.
+fairness() {
+	if /cfqx/bin/cfqx fairness --help >/dev/null 2>&1; then
+		/cfqx/bin/cfqx fairness --capacity "$1" --demand "$2" --got "$3"
+		return
+	fi
+	# TEMPORARY (until cfqx fairness lands)
+	echo "$1|$2|$3" | awk -F'|' '{cap=$1; n=split($2,d," "); split($3,g," ");
+		for(i=1;i<=n;i++){o[i]=i}
+		for(i=1;i<=n;i++)for(j=i+1;j<=n;j++)if(d[o[j]]<d[o[i]]){t=o[i];o[i]=o[j];o[j]=t}
+		left=n; c=cap; for(k=1;k<=n;k++){i=o[k]; lv=c/left; if(d[i]<=lv){f[i]=d[i];c-=d[i];left--}else{for(m=k;m<=n;m++)f[o[m]]=lv;break}}
+		s=0;q=0;rs=0;rq=0;w=9; for(i=1;i<=n;i++){x=f[i]>0?g[i]/f[i]:1; s+=x;q+=x*x; if(x<w)w=x; rs+=g[i]; rq+=g[i]*g[i]}
+		printf "%.3f %.3f %.3f\n", s*s/(n*q), w, rq?rs*rs/(n*rq):0}'
+}
 sum() { echo "$@" | awk '{s=0; for (i=1;i<=NF;i++) s+=$i; printf "%.0f\n", s}'; }
 
 # fio_bw JSON: per-job read+write bandwidth in bytes/s, in job order.
@@ -127,12 +143,23 @@ JOB
 	esac
 }
 
-# run_fio NAME JOBFILE: runs fio, JSON in $FIO_OUT/NAME.json; 0 if clean.
+# run_fio NAME JOBFILE [FIO ARGS]: runs fio, JSON in $FIO_OUT/NAME.json; 0 if clean.
 run_fio() {
-	fio --output-format=json --output=$FIO_OUT/$1.json "$2" >/dev/null 2>$FIO_OUT/$1.err
+	local name=$1 job=$2; shift 2
+	fio --output-format=json --output=$FIO_OUT/$name.json "$@" "$job" >/dev/null 2>$FIO_OUT/$name.err
 	local rc=$?
 	if [ $rc -ne 0 ]; then
-		say "fio $1 failed (rc $rc):"; cat $FIO_OUT/$1.err $FIO_OUT/$1.json | grep -v '^ ' | head -n 8 | sed 's/^/    /'
+		say "fio $name failed (rc $rc):"; cat $FIO_OUT/$name.err $FIO_OUT/$name.json | grep -v '^ ' | head -n 8 | sed 's/^/    /'
 	fi
 	return $rc
+}
+# job_sections JOBFILE KEY=VALUE: --section=NAME for each job setting it.
+job_sections() {
+	local sec="" line
+	while read -r line; do
+		case $line in
+		"["*"]") sec=${line#[}; sec=${sec%]} ;;
+		"$2") printf -- '--section=%s ' "$sec" ;;
+		esac
+	done < "$1"
 }
