@@ -78,6 +78,8 @@
 	((struct cfqx_sched_group *)((char *)(ptr) - \
 				     offsetof(struct cfqx_sched_group, active)))
 
+/* Rounds of credit an anticipated group keeps while it thinks. */
+#define CFQX_THINK_ROUNDS	4
 /* Completions per measuring window of the device model. */
 #define CFQX_WINDOW_RQS		64
 /* Depth before the first window is measured. */
@@ -253,11 +255,11 @@ static u64 credit(const struct cfqx_sched *s, const struct cfqx_policy *p)
 	return (avg * p->quantum) << CFQX_VSHIFT;
 }
 
-/* No group lags the virtual clock by more than one round. */
+/* No group lags the virtual clock by more than @rounds rounds. */
 static void clamp_lag(struct cfqx_sched *s, struct cfqx_sched_group *g,
-		      const struct cfqx_policy *p)
+		      const struct cfqx_policy *p, u32 rounds)
 {
-	u64 c = credit(s, p);
+	u64 c = credit(s, p) * rounds;
 
 	if (s->vclock > c && g->vtime < s->vclock - c)
 		g->vtime = s->vclock - c;
@@ -299,7 +301,8 @@ static void group_wakes(struct cfqx_sched *s, struct cfqx_sched_group *g,
 		g->anticipate_until = 0;
 	}
 	/* Idle time banks at most one round of credit. */
-	clamp_lag(s, g, p);
+	if (!g->on_active)
+		clamp_lag(s, g, p, 1);
 }
 
 void cfqx_sched_insert(struct cfqx_sched *s, struct cfqx_sched_rq *r,
@@ -530,6 +533,26 @@ static void window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
 }
 
 /*
+ * Does a thinking (anticipated) group still want a fair share?  At one
+ * request per device latency plus think time, its own pace, it would use
+ * size / (latency + think); it keeps its share while that is at least the
+ * device's rate over the active groups.  Then its think time counts as
+ * backlogged: the virtual clock advances as if it were served, and the
+ * others cannot run ahead of it.  A slower thinker is demand-limited: the
+ * others use its slack.
+ */
+static bool wants_share(const struct cfqx_sched *s,
+			const struct cfqx_sched_group *g)
+{
+	u64 pace = s->lat_min_ns + (g->think_ns >> CFQX_EWMA_SHIFT);
+
+	if (!g->anticipate_until || !s->rate_x16k || !g->think_samples)
+		return false;
+	return (g->avg_sectors >> CFQX_EWMA_SHIFT << 14) * s->nr_active >=
+		s->rate_x16k * pace;
+}
+
+/*
  * The group to serve now, or NULL when every busy group must wait for a
  * completion.  Ends anticipation windows that are over (s->next_wake: the
  * earliest one still open), keeps every active group within one round of
@@ -559,7 +582,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		window_over(s, g, now);
 		if (!g->on_active)
 			continue;
-		if (group_busy(g)) {
+		if (group_busy(g) || wants_share(s, g)) {
 			busy++;
 			vmin = min_u64(vmin, g->vtime);
 		}
@@ -574,7 +597,9 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	for (at = s->active.next; at != &s->active; at = at->next) {
 		struct cfqx_sched_group *g = container_of_group(at);
 
-		clamp_lag(s, g, p);
+		/* A thinking (anticipated) group keeps a few rounds. */
+		if (!group_busy(g))
+			clamp_lag(s, g, p, CFQX_THINK_ROUNDS);
 		if (!group_queued(g))
 			continue;
 		if (!least || g->vtime < least->vtime)
@@ -628,6 +653,7 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	g->vtime += r->charge << CFQX_VSHIFT;
 	g->charged += r->charge;
 	g->dispatched++;
+	g->avg_sectors = ewma(g->avg_sectors, r->sectors);
 	g->in_flight++;
 	r->alone = !s->in_flight;
 	if (!s->in_flight++)
@@ -715,6 +741,7 @@ static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		 * rounded up, plus one.
 		 */
 		rate_x16k = (s->win_sectors << 14) / s->win_busy_ns;
+		s->rate_x16k = rate_x16k;
 		bdp = rate_x16k * lat / s->avg_sectors;
 		bdp = bdp * 5 / 4;
 		s->depth = (u32)min_u64((bdp + 1023) / 1024 + 1, 1u << 16);

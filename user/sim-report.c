@@ -80,7 +80,7 @@ void sim_report_json(FILE *f, const struct sim_opts *o,
 		"\"duration_s\":%.6f,\"unit\":\"%s\",\"capacity\":%.3f,"
 		"\"total_kib_s\":%.3f,\"jain\":%.6f,\"maxmin_jain\":%.6f,"
 		"\"worst_share\":%.6f,\"stalls\":%llu,\"refused\":%llu,"
-		"\"max_blocked_us\":%.3f,\"events\":%llu,\"groups\":[",
+		"\"max_blocked_us\":%.3f,\"events\":%llu,",
 		o->sched == SIM_SCHED_CFQX ? "cfqx" : "fifo",
 		cfqx_group_by_names[o->policy.group_by],
 		(unsigned long long)o->seed, (double)r->duration_ns / 1e9,
@@ -90,6 +90,16 @@ void sim_report_json(FILE *f, const struct sim_opts *o,
 		e->f.worst_share, (unsigned long long)r->stalls,
 		(unsigned long long)r->refused, us(r->max_blocked_ns),
 		(unsigned long long)r->events);
+	fprintf(f, "\"core\":{\"depth\":%u,\"lat_min_us\":%.3f,"
+		"\"dispatched\":%llu,\"depth_full\":%llu,"
+		"\"fifo_expired\":%llu,\"idle_hit\":%llu,"
+		"\"idle_expired\":%llu},\"groups\":[",
+		r->core_depth, us(r->core_lat_min_ns),
+		(unsigned long long)r->core_st.dispatched,
+		(unsigned long long)r->core_st.depth_full,
+		(unsigned long long)r->core_st.fifo_expired,
+		(unsigned long long)r->core_st.idle_hit,
+		(unsigned long long)r->core_st.idle_expired);
 	for (g = 0; g < r->ngroups; g++) {
 		const struct sim_group_res *gr = &r->g[g];
 

@@ -260,7 +260,7 @@ static void run_queue(struct sim *s)
 		tags = (unsigned)(s->dev.cfg.depth - s->dev.busy);
 		max = s->dispatch_busy ? 1 : s->nr_requests;
 		do {
-			if (!cfqx_sched_has_work(&s->core, s->now))
+			if (!cfqx_sched_has_work(&s->core))
 				break;
 			wake = 0;
 			c = cfqx_sched_dispatch(&s->core, &s->o->policy, s->now,
@@ -715,10 +715,11 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 				post(&s, t, EV_DEVTIMER, NULL);
 			break;
 		case EV_WAKE:
-			/* the glue's idle timer: the hold ends, the queue runs */
+			/* the glue's idle timer: a window ends, the core
+			 * decides again, the queue runs */
 			if (e.t == s.wake_at) {
 				s.wake_at = 0;
-				s.core.hold_until = 0;
+				cfqx_sched_tick(&s.core, &s.o->policy, s.now);
 				run_queue(&s);
 			}
 			break;
@@ -739,6 +740,19 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 		goto out;
 	}
 	r->duration_ns = s.end != UINT64_MAX ? s.end : last;
+	if (getenv("CFQX_SIM_DEBUG")) {
+
+		fprintf(stderr, "V %llu depth %u lat_min %llu\n",
+			(unsigned long long)s.core.vclock >> 8, s.core.depth,
+			(unsigned long long)s.core.lat_min_ns);
+		for (i = 0; i < s.ngroups; i++)
+			fprintf(stderr, "g%d vtime %llu dispatched %llu\n", i,
+				(unsigned long long)s.groups[i].core.vtime >> 8,
+				(unsigned long long)s.groups[i].core.dispatched);
+	}
+	r->core_depth = s.core.depth;
+	r->core_lat_min_ns = s.core.lat_min_ns;
+	r->core_st = s.core.st;
 	for (i = 0; i < s.ngroups; i++) {
 		struct sim_grp *g = &s.groups[i];
 

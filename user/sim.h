@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "cfqx.h"
+#include "../sched/cfqx-sched.h"
 
 typedef uint64_t sim_u64;
 
@@ -219,6 +220,10 @@ struct sim_res {
 	sim_u64 stalls;		/* queued, device idle, no wake-up armed */
 	sim_u64 refused;	/* requests the device sent back */
 	sim_u64 max_blocked_ns;	/* longest admission/tag wait */
+	/* cfqx only: what the core learned and decided (its counters) */
+	unsigned core_depth;
+	sim_u64 core_lat_min_ns;
+	struct cfqx_sched_stats core_st;
 };
 
 /* Run once.  0, or -1 with one reason in @err (e.g. a job beyond the
