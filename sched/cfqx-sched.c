@@ -10,41 +10,44 @@
  * device time on a rotational one (2.6.10's service_used is time: the
  * charge is an estimate at dispatch, corrected to the time between this
  * completion and the later of its dispatch and the previous completion).
- * The busy group with the least vtime is served next (start-time fair
- * queueing; 2.6.10 served ascending service_used).  Ties go to the group
- * with fewer requests in flight, then to the one served longest ago.  A
- * group that was inactive comes back at no less than the last dispatched
- * vtime minus `quantum` requests' worth: idle time banks no more credit
- * than one 2.6.10 round (which decayed history with >>3 a second).  So a
- * group that wants less than an equal split gets all it asks, and the
- * groups that want more split the rest: max-min fairness.
+ * A virtual clock V advances with every dispatch by its cost divided by
+ * the number of backlogged groups: the service each of them is owed.  A
+ * group may dispatch while it is at most one round (`quantum` requests
+ * of the device's average cost) ahead of V; of those, the least vtime
+ * goes first (2.6.10 served ascending service_used), ties to fewer in
+ * flight, then to the one served longest ago.  V never trails the least
+ * backlogged vtime by more than a round, and no group trails V by more
+ * than a round when it wakes from idle (four while it thinks): unused
+ * service is not banked (2.6.10 decayed history by >>3 a second).  A group
+ * that wants less than an equal split gets all it asks, and the groups
+ * that want more split the rest: max-min fairness.
  *
  * Contended depth.  A device that takes 64 requests serves them in its own
  * order, so whoever fills it wins.  While two or more groups are active
- * (queued, in flight or anticipated) the core keeps the device no deeper
- * than its bandwidth-delay product: depth = ceil(1.25 x rate x min
- * latency / request size) + 1, clamped to [2, max_depth] and the tags,
- * where rate is sectors completed per ns of busy time and min latency the
- * least dispatch-to-completion time, both over the last windows of 64
- * completions.  A depth too small to fill the device raises the measured
- * rate at unchanged latency and so the depth; queueing in the device
- * raises latency but not the rate, so the depth settles just above what
- * keeps the device busy.  The decision stays in the elevator, at no cost
- * in throughput.  A lone group gets every tag.
+ * (queued, in flight or thinking) the core keeps the device no deeper
+ * than its bandwidth-delay product: depth = ceil(1.25 x rate x latency /
+ * request size) + 1, clamped to [2, max_depth] and the tags, where rate
+ * is sectors completed per ns of busy time over windows of 64 completions
+ * and latency the least dispatch-to-completion time of requests that
+ * found the device idle (so queueing in the device does not count).  A
+ * depth too small to fill the device raises the measured rate at the same
+ * latency, and so the depth; queueing raises neither.  A group with
+ * nothing in flight may still dispatch (2.6.10's first pass), so a
+ * one-deep reader never waits for a slot.  A lone group gets every tag.
  *
- * Anticipation.  A sync group with one request at a time has nothing
- * queued while it thinks, and a work-conserving scheduler would give its
- * turn away every time.  When such a group empties and its think time
- * (EWMA of empty -> next request) is within slice_idle, it stays active
- * for a window of twice its think time plus the device's latency (capped
- * at slice_idle; the full slice_idle before it has two samples).  While it
- * waits and has used less than the group the core would serve, it keeps
- * one of the contended depth's slots: other groups may fill the rest,
- * never the last free one.  The device is never idled for it (with
- * nothing in flight, dispatch goes on), so anticipation costs a slot, not
- * throughput.  The window follows the measured think time, so a slowed
- * clock (a VM, a busy host) stretches it instead of flipping it off.
- *
+ * Think time.  A sync group with one request at a time has nothing queued
+ * while it thinks.  When such a group empties and its think time (EWMA of
+ * empty -> next request) is within slice_idle, it stays active for a
+ * window of twice its think time plus the device's latency (capped at
+ * slice_idle; the full slice_idle before it has two samples).  While it
+ * thinks it counts as backlogged, and so holds the others to its pace,
+ * only if that pace (one request per latency plus think time) would use
+ * at least a fair share of the device; a slower thinker is demand-limited
+ * and the others use its slack.  The device is never idled: with nothing
+ * in flight, dispatch goes on.  The window and the test follow the
+ * measured think time and device rate, so a slowed clock (a VM, a busy
+ * host) moves them instead of flipping them.
+
  * Inside a group (2.6.10): two sector-sorted queues (sync first) and two
  * FIFOs.  The next request is chosen around the end of the last dispatch
  * with cfqx_choose_req() (forward, short backward seeks at
@@ -67,7 +70,8 @@
  * splits a queueing device's busy time exactly between its completions.
  *
  * No locks, no allocation, no clock: the caller serialises all calls for a
- * device and passes `now`.  has_work() only reads, for lockless callers.
+ * device and passes `now`.  Every call ends by recomputing what
+ * has_work() answers, so has_work() is one load, for lockless callers.
  */
 #include "cfqx-sched.h"
 
@@ -555,11 +559,12 @@ static bool wants_share(const struct cfqx_sched *s,
 /*
  * The group to serve now, or NULL when every busy group must wait for a
  * completion.  Ends anticipation windows that are over (s->next_wake: the
- * earliest one still open), keeps every active group within one round of
- * the virtual clock V, and moves V up to one round below the least busy
- * vtime.  A busy group may dispatch when it is no more than one round
- * ahead of V, and, while groups contend, the device is below the
- * contended depth or the group has nothing in flight (2.6.10's first
+ * earliest one still open); counts the backlogged groups (busy, or
+ * thinking and wanting a share: s->nr_backlogged) and moves V up to one
+ * round below the least backlogged vtime; keeps thinking groups within
+ * CFQX_THINK_ROUNDS of V.  A busy group may dispatch when it is no more
+ * than one round ahead of V and, while groups contend, the device is below
+ * the contended depth or the group has nothing in flight (2.6.10's first
  * pass).  Of those the least vtime wins, then fewer in flight, then the
  * one served longest ago (the active list is in service order).  With
  * nothing in flight the least vtime busy group goes anyway: the device is
