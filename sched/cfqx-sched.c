@@ -39,10 +39,10 @@
  * while it thinks.  When such a group empties and its think time (EWMA of
  * empty -> next request) is within slice_idle, it stays active for a
  * window of twice its think time plus the device's latency (capped at
- * slice_idle; the full slice_idle before it has two samples).  While it
- * thinks it counts as backlogged, and so holds the others to its pace,
- * only if that pace (one request per latency plus think time) would use
- * at least a fair share of the device; a slower thinker is demand-limited
+ * slice_idle; the full slice_idle before it has two samples).  In flight
+ * or thinking, it counts as backlogged, and so holds the others to its
+ * pace, only if that pace (one request per latency plus think time) would
+ * use at least a fair share of the device; a slower one is demand-limited
  * and the others use its slack.  The device is never idled: with nothing
  * in flight, dispatch goes on.  The window and the test follow the
  * measured think time and device rate, so a slowed clock (a VM, a busy
@@ -537,21 +537,26 @@ static void window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
 }
 
 /*
- * Does a thinking (anticipated) group still want a fair share?  At one
- * request per device latency plus think time, its own pace, it would use
- * size / (latency + think); it keeps its share while that is at least the
- * device's rate over the active groups.  Then its think time counts as
- * backlogged: the virtual clock advances as if it were served, and the
- * others cannot run ahead of it.  A slower thinker is demand-limited: the
- * others use its slack.
+ * Is the group backlogged, one V is divided between?  A group with
+ * requests queued is.  A one-deep group, in flight or thinking, is while
+ * its own pace, one request per device latency plus its think time, would
+ * use at least a fair share of the device: size / (latency + think) >=
+ * rate / active groups.  Then the others cannot run ahead of it.  A
+ * slower one is demand-limited: it keeps its right of way (least vtime,
+ * first pass), but the others use its slack and it banks nothing.
  */
-static bool wants_share(const struct cfqx_sched *s,
-			const struct cfqx_sched_group *g)
+static bool backlogged(const struct cfqx_sched *s,
+		       const struct cfqx_sched_group *g)
 {
-	u64 pace = s->lat_min_ns + (g->think_ns >> CFQX_EWMA_SHIFT);
+	u64 pace;
 
-	if (!g->anticipate_until || !s->rate_x16k || !g->think_samples)
+	if (group_queued(g) || g->queued_head)
+		return true;
+	if (!g->in_flight && !g->anticipate_until)
 		return false;
+	if (!g->think_samples || !s->rate_x16k)
+		return g->in_flight;
+	pace = s->lat_min_ns + (g->think_ns >> CFQX_EWMA_SHIFT);
 	return (g->avg_sectors >> CFQX_EWMA_SHIFT << 14) * s->nr_active >=
 		s->rate_x16k * pace;
 }
@@ -559,9 +564,9 @@ static bool wants_share(const struct cfqx_sched *s,
 /*
  * The group to serve now, or NULL when every busy group must wait for a
  * completion.  Ends anticipation windows that are over (s->next_wake: the
- * earliest one still open); counts the backlogged groups (busy, or
- * thinking and wanting a share: s->nr_backlogged) and moves V up to one
- * round below the least backlogged vtime; keeps thinking groups within
+ * earliest one still open); counts the backlogged groups
+ * (s->nr_backlogged) and moves V up to one round below the least
+ * backlogged vtime; keeps the other active groups within
  * CFQX_THINK_ROUNDS of V.  A busy group may dispatch when it is no more
  * than one round ahead of V and, while groups contend, the device is below
  * the contended depth or the group has nothing in flight (2.6.10's first
@@ -587,7 +592,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		window_over(s, g, now);
 		if (!g->on_active)
 			continue;
-		if (group_busy(g) || wants_share(s, g)) {
+		if (backlogged(s, g)) {
 			busy++;
 			vmin = min_u64(vmin, g->vtime);
 		}
@@ -602,8 +607,8 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	for (at = s->active.next; at != &s->active; at = at->next) {
 		struct cfqx_sched_group *g = container_of_group(at);
 
-		/* A thinking (anticipated) group keeps a few rounds. */
-		if (!group_busy(g))
+		/* A group that is not backlogged keeps a few rounds. */
+		if (!backlogged(s, g))
 			clamp_lag(s, g, p, CFQX_THINK_ROUNDS);
 		if (!group_queued(g))
 			continue;

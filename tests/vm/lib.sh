@@ -79,26 +79,11 @@ schedfile() {
 	echo /sys/kernel/debug/block/$1/sched/$2
 }
 
-# jain X1 X2 ...: Jain's fairness index.
-jain() {
-	echo "$@" | awk '{s=0; q=0; for (i=1;i<=NF;i++) {s+=$i; q+=$i*$i}
-		if (q==0) print 0; else printf "%.3f\n", s*s/(NF*q)}'
-}
 max() { awk -v a="$1" -v b="$2" 'BEGIN {print (a + 0 > b + 0) ? a : b}'; }
 # fairness CAP "DEMANDS" "GOTS": "maxmin_jain worst_share jain" by
 # DESIGN's "Measuring fairness" (bytes/s), from `cfqx fairness`.
 fairness() {
-	if /cfqx/bin/cfqx fairness --help >/dev/null 2>&1; then
-		/cfqx/bin/cfqx fairness --capacity "$1" --demand "$2" --got "$3"
-		return
-	fi
-	# TEMPORARY (until cfqx fairness lands)
-	echo "$1|$2|$3" | awk -F'|' '{cap=$1; n=split($2,d," "); split($3,g," ");
-		for(i=1;i<=n;i++){o[i]=i}
-		for(i=1;i<=n;i++)for(j=i+1;j<=n;j++)if(d[o[j]]<d[o[i]]){t=o[i];o[i]=o[j];o[j]=t}
-		left=n; c=cap; for(k=1;k<=n;k++){i=o[k]; lv=c/left; if(d[i]<=lv){f[i]=d[i];c-=d[i];left--}else{for(m=k;m<=n;m++)f[o[m]]=lv;break}}
-		s=0;q=0;rs=0;rq=0;w=9; for(i=1;i<=n;i++){x=f[i]>0?g[i]/f[i]:1; s+=x;q+=x*x; if(x<w)w=x; rs+=g[i]; rq+=g[i]*g[i]}
-		printf "%.3f %.3f %.3f\n", s*s/(n*q), w, rq?rs*rs/(n*rq):0}'
+	/cfqx/bin/cfqx fairness --capacity "$1" --demand "$2" --got "$3"
 }
 sum() { echo "$@" | awk '{s=0; for (i=1;i<=NF;i++) s+=$i; printf "%.0f\n", s}'; }
 
@@ -112,35 +97,47 @@ fio_lat() {
 }
 mb() { awk -v b="$1" 'BEGIN {printf "%.1f", b / 1048576}'; }
 
-# Scenario job files: fio_job SCENARIO DEV RUNTIME > file.
-# Every group (job) runs under its own uid so group_by uid separates them.
-fio_job() {
-	local sc=$1 dev=$2 rt=$3
-	cat <<JOB
-[global]
-filename=/dev/$dev
-direct=1
-bs=64k
-runtime=$rt
-time_based=1
-ioengine=psync
-size=4g
-JOB
-	case $sc in
-	contended) # one greedy group at depth 16, three light at depth 1
-		printf '[greedy]\nioengine=libaio\niodepth=16\nrw=randread\nuid=1001\ngid=1001\n'
-		for u in 2 3 4; do printf '[light%d]\nrw=randread\nuid=100%d\ngid=100%d\n' $u $u $u; done ;;
-	greedy2light2) # two greedy against two light groups
-		for u in 1 2; do printf '[greedy%d]\nioengine=libaio\niodepth=8\nrw=randread\nuid=100%d\ngid=100%d\n' $u $u $u; done
-		for u in 3 4; do printf '[light%d]\nrw=randread\nuid=100%d\ngid=100%d\n' $u $u $u; done ;;
-	seqrand) # sequential against random readers
-		printf '[seq]\nioengine=libaio\niodepth=4\nrw=read\nuid=1001\ngid=1001\n'
-		printf '[rand]\nioengine=libaio\niodepth=4\nrw=randread\nuid=1002\ngid=1002\n' ;;
-	rw) # readers against buffered and direct writers
-		printf '[reader]\nrw=randread\nuid=1001\ngid=1001\n'
-		printf '[dwriter]\nioengine=libaio\niodepth=8\nrw=randwrite\nuid=1002\ngid=1002\n'
-		printf '[bwriter]\ndirect=0\nrw=write\nbs=256k\nuid=1003\ngid=1003\n' ;;
-	esac
+# group_bw JSON: "uid bytes/s" per group (jobs of one uid summed), by uid.
+group_bw() {
+	jq -r '[.jobs[] | {u: .["job options"].uid, b: (.read.bw_bytes + .write.bw_bytes)}]
+		| group_by(.u) | .[] | "\(.[0].u) \(map(.b) | add)"' "$1"
+}
+
+# fair_mix MIX DEV "SCHEDS": runs tests/mixes/MIX.fio (groups by uid) on
+# DEV: each group alone under none (its demand), then the whole mix under
+# each scheduler, all in this boot.  Prints a table and one line per
+# scheduler: FAIR|mix|sched|MiB/s|maxmin_jain|worst_share|jain|per-group
+# MiB/s (DESIGN "Measuring fairness", by `cfqx fairness`; the capacity is
+# the most any scheduler delivered).  Non-zero when fio failed.
+fair_mix() {
+	local mix=$1 dev=$2 scheds=$3 job=/tests/mixes/$1.fio u s got t f
+	local demand="" cap=0 res=""
+	export CFQX_DEV=/dev/$dev
+	set_sched $dev none
+	for u in $(sed -n 's/^uid=//p' $job | sort -un); do
+		run_fio solo-$mix-$u "$job" $(job_sections $job uid=$u) || return 1
+		demand="$demand $(group_bw $FIO_OUT/solo-$mix-$u.json | awk '{print $2}')"
+	done
+	for s in $scheds; do
+		set_sched $dev $s
+		[ $s = cfqx ] && echo uid > $(iosched $dev group_by)
+		run_fio $mix-$s "$job" || return 1
+		got=$(group_bw $FIO_OUT/$mix-$s.json | awk '{print $2}' | tr '\n' ' ')
+		res="$res$s:$got;"
+		t=$(sum $got); [ "$t" -gt "$cap" ] && cap=$t
+	done
+	say "$mix: demands (MiB/s):$(for u in $demand; do printf ' %s' $(mb $u); done), capacity $(mb $cap)"
+	printf '  %-12s %8s %7s %6s %6s  %s\n' scheduler MiB/s maxmin worst jain "per-group MiB/s"
+	for s in $scheds; do
+		got=$(echo "$res" | tr ';' '\n' | sed -n "s/^$s://p")
+		f=$(fairness $cap "$demand" "$got")
+		[ -n "$f" ] || { say "cfqx fairness failed"; return 1; }
+		set -- $f
+		t=$(sum $got)
+		printf '  %-12s %8s %7s %6s %6s  %s\n' $s $(mb $t) $1 $2 $3 \
+			"$(for u in $got; do printf '%s ' $(mb $u); done)"
+		echo "FAIR|$mix|$s|$t|$1|$2|$3|$(for u in $got; do printf '%s ' $(mb $u); done)"
+	done
 }
 
 # run_fio NAME JOBFILE [FIO ARGS]: runs fio, JSON in $FIO_OUT/NAME.json; 0 if clean.

@@ -15,47 +15,16 @@ SCHEDS="none mq-deadline kyber bfq cfqx"
 dev=$(nullb_contended nbfair) || { notok "create null_blk"; exit 1; }
 export CFQX_DEV=/dev/$dev
 
-# group_bw JSON: "uid bytes/s" per group (jobs of one uid summed), by uid.
-group_bw() {
-	jq -r '[.jobs[] | {u: .["job options"].uid, b: (.read.bw_bytes + .write.bw_bytes)}]
-		| group_by(.u) | .[] | "\(.[0].u) \(map(.b) | add)"' "$1"
-}
 for mix in $MIXES; do
-	job=/tests/mixes/$mix.fio
-	uids=$(sed -n 's/^uid=//p' $job | sort -un)
-	set_sched $dev none
-	demand=""
-	for u in $uids; do
-		run_fio solo-$mix-$u "$job" $(job_sections $job uid=$u) || { notok "$mix: fio solo uid $u"; continue 2; }
-		demand="$demand $(group_bw $FIO_OUT/solo-$mix-$u.json | awk '{print $2}')"
-	done
-	cap=0; res=""
-	for s in $SCHEDS; do
-		set_sched $dev $s
-		[ $s = cfqx ] && echo uid > $(iosched $dev group_by)
-		run_fio $mix-$s "$job" || { notok "$mix: fio under $s"; continue 2; }
-		got=$(group_bw $FIO_OUT/$mix-$s.json | awk '{print $2}' | tr '\n' ' ')
-		res="$res$s:$got;"
-		t=$(sum $got); [ "$t" -gt "$cap" ] && cap=$t
-	done
-	say "$mix: demands (MiB/s):$(for d in $demand; do printf ' %s' $(mb $d); done), capacity $(mb $cap)"
-	printf '  %-12s %8s %7s %6s %6s  %s\n' scheduler MiB/s maxmin worst jain "per-group MiB/s"
-	best_other=0; cfqx_mm=0; none_t=0; cfqx_t=0
-	for s in $SCHEDS; do
-		got=$(echo "$res" | tr ';' '\n' | sed -n "s/^$s://p")
-		f=$(fairness $cap "$demand" "$got")
-		[ -n "$f" ] || { notok "$mix: cfqx fairness failed for $s"; f="0 0 0"; }
-		set -- $f
-		mm=$1 worst=$2 j=$3
-		t=$(sum $got)
-		printf '  %-12s %8s %7s %6s %6s  %s\n' $s $(mb $t) $mm $worst $j \
-			"$(for g in $got; do printf '%s ' $(mb $g); done)"
-		echo "FAIR|$mix|$s|$(mb $t)|$mm|$worst|$j|$(for g in $got; do printf '%s ' $(mb $g); done)"
-		case $s in
-		none) none_t=$t; best_other=$(max $best_other $mm) ;;
-		cfqx) cfqx_t=$t; cfqx_mm=$mm ;;
-		*) best_other=$(max $best_other $mm) ;;
-		esac
+	fair_mix $mix $dev "$SCHEDS" > /tmp/fair-$mix.out || { notok "$mix: fio failed"; continue; }
+	grep -v '^FAIR|' /tmp/fair-$mix.out
+	line() { sed -n "s/^FAIR|$mix|$1|//p" /tmp/fair-$mix.out; }
+	# FAIR|mix|sched|MiB/s|maxmin|worst|jain|per-group
+	none_t=$(line none | cut -d'|' -f1); cfqx_t=$(line cfqx | cut -d'|' -f1)
+	cfqx_mm=$(line cfqx | cut -d'|' -f2)
+	best_other=0
+	for s in none mq-deadline kyber bfq; do
+		best_other=$(max $best_other "$(line $s | cut -d'|' -f2)")
 	done
 	ratio=$(awk -v c=$cfqx_t -v n=$none_t 'BEGIN{printf "%.3f", n ? c / n : 0}')
 	check "$mix: cfqx max-min Jain $cfqx_mm >= 0.90" awk -v j=$cfqx_mm 'BEGIN{exit !(j >= 0.90)}'

@@ -41,6 +41,10 @@ TESTS += $(addprefix vm-test-,$(VM_KERNELS))
 vm-test: $(addprefix vm-test-,$(VM_KERNELS))
 vm-initramfs: $(addprefix vm-initramfs-,$(VM_KERNELS))
 
-bench-sched: vm-initramfs-$(BENCH_KERNEL)
+# The VM tables, then the simulator matrix's summary (it says which
+# targets it misses; the bench reports, `make test` asserts).
+bench-sched: vm-initramfs-$(BENCH_KERNEL) $(SIM_MATRIX_BIN)
 	$(Q)$(ROOT)/scripts/vm/run.sh $(BENCH_KERNEL) $(call vm_initrd,$(BENCH_KERNEL)) bench $(BENCH_TIMEOUT) && \
 		$(ROOT)/scripts/vm/bench-report.sh $(VM_DIR)/$(BENCH_KERNEL)/console-bench.log $(BUILD)
+	$(Q)$(SIM_MATRIX_BIN) --out $(BUILD)/sim-matrix --plot $(BUILD)/sim-matrix.png || \
+		echo "bench-sched: the simulator matrix misses targets (above)"
