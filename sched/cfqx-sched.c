@@ -84,6 +84,8 @@
 
 /* Rounds of credit an anticipated group keeps while it thinks. */
 #define CFQX_THINK_ROUNDS	4
+/* The device's rate is kept in sectors per ns x 2^CFQX_RATE_SHIFT. */
+#define CFQX_RATE_SHIFT		24
 /* Completions per measuring window of the device model. */
 #define CFQX_WINDOW_RQS		64
 /* Depth before the first window is measured. */
@@ -138,6 +140,8 @@ static u64 min_u64(u64 a, u64 b)
 {
 	return a < b ? a : b;
 }
+
+static void refresh_again(struct cfqx_sched *s);
 
 /* ------------------------------------------------------------------ */
 /* Set-up */
@@ -230,6 +234,7 @@ void cfqx_sched_group_forget(struct cfqx_sched *s, struct cfqx_sched_group *g)
 {
 	g->anticipate_until = 0;
 	group_deactivate(s, g);
+	refresh_again(s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -294,6 +299,9 @@ static void group_wakes(struct cfqx_sched *s, struct cfqx_sched_group *g,
 		u64 think = now > g->idle_since ? now - g->idle_since : 0;
 
 		g->think_ns = ewma(g->think_ns, think);
+		/* A minimum that forgets: +1/8 + 1 us a sample. */
+		g->think_min = !g->think_samples ? think :
+			min_u64(think, g->think_min + g->think_min / 8 + 1000);
 		g->think_samples++;
 		g->idle_since = 0;
 	}
@@ -345,7 +353,8 @@ void cfqx_sched_insert_head(struct cfqx_sched *s, struct cfqx_sched_rq *r)
 	s->st.inserted++;
 }
 
-void cfqx_sched_remove(struct cfqx_sched *s, struct cfqx_sched_rq *r)
+/* Take a queued request out of the queues (no refresh: callers do). */
+static void unqueue(struct cfqx_sched *s, struct cfqx_sched_rq *r)
 {
 	struct cfqx_sched_group *g = r->group;
 
@@ -365,6 +374,14 @@ void cfqx_sched_remove(struct cfqx_sched *s, struct cfqx_sched_rq *r)
 	g->queued[r->sync]--;
 	if (!group_queued(g))
 		s->nr_busy--;
+}
+
+void cfqx_sched_remove(struct cfqx_sched *s, struct cfqx_sched_rq *r)
+{
+	if (r->state != CFQX_SRQ_QUEUED)
+		return;
+	unqueue(s, r);
+	refresh_again(s);
 }
 
 void cfqx_sched_resize(struct cfqx_sched *s, struct cfqx_sched_rq *r,
@@ -541,7 +558,10 @@ static void window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
  * requests queued is.  A one-deep group, in flight or thinking, is while
  * its own pace, one request per device latency plus its think time, would
  * use at least a fair share of the device: size / (latency + think) >=
- * rate / active groups.  Then the others cannot run ahead of it.  A
+ * rate / active groups.  The think time is its recent minimum: what it
+ * takes when it is not itself kept waiting (for a CPU the others keep
+ * busy, say), so the test does not condemn a group for the delays the
+ * others cause.  Then the others cannot run ahead of it.  A
  * slower one is demand-limited: it keeps its right of way (least vtime,
  * first pass), but the others use its slack and it banks nothing.
  */
@@ -554,11 +574,11 @@ static bool backlogged(const struct cfqx_sched *s,
 		return true;
 	if (!g->in_flight && !g->anticipate_until)
 		return false;
-	if (!g->think_samples || !s->rate_x16k)
+	if (!g->think_samples || !s->rate)
 		return g->in_flight;
-	pace = s->lat_min_ns + (g->think_ns >> CFQX_EWMA_SHIFT);
-	return (g->avg_sectors >> CFQX_EWMA_SHIFT << 14) * s->nr_active >=
-		s->rate_x16k * pace;
+	pace = s->lat_min_ns + g->think_min;
+	return (g->avg_sectors >> CFQX_EWMA_SHIFT << CFQX_RATE_SHIFT) *
+		s->nr_active >= s->rate * pace;
 }
 
 /*
@@ -631,21 +651,37 @@ static u32 hard_cap(const struct cfqx_sched *s, const struct cfqx_policy *p)
 	return s->dev.tags < p->max_depth ? s->dev.tags : p->max_depth;
 }
 
-/* Recompute what has_work() answers, after any change. */
+/*
+ * Recompute what has_work() answers, after any change (choose() also ends
+ * the windows that are over).  The policy is remembered for the calls
+ * that do not take one (remove, merge, requeue, forget).
+ */
 static void refresh(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now)
 {
-	bool can = s->nr_head ||
-		(s->nr_queued && s->in_flight < hard_cap(s, p) &&
-		 choose(s, p, now));
+	struct cfqx_sched_group *g = NULL;
+	bool can;
 
+	s->policy = p;
+	s->last_now = now;
+	if (s->nr_active)
+		g = choose(s, p, now);
+	can = s->nr_head ||
+		(s->nr_queued && s->in_flight < hard_cap(s, p) && g);
 	WRITE_ONCE(s->can_dispatch, can);
 	WRITE_ONCE(s->depth_eff, cfqx_sched_depth(s, p));
+}
+
+/* After a call without a policy: refresh with the last one seen. */
+static void refresh_again(struct cfqx_sched *s)
+{
+	if (s->policy)
+		refresh(s, s->policy, s->last_now);
 }
 
 u64 cfqx_sched_tick(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now)
 {
 	refresh(s, p, now);
-	return s->next_wake;
+	return s->next_wake > now ? s->next_wake : 0;
 }
 
 static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
@@ -653,7 +689,7 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 {
 	struct cfqx_sched_group *g = r->group;
 
-	cfqx_sched_remove(s, r);
+	unqueue(s, r);
 	r->state = CFQX_SRQ_DISPATCHED;
 	r->dispatch_ns = now;
 	r->charge = rq_cost(s, r);
@@ -723,7 +759,7 @@ bool cfqx_sched_has_work(const struct cfqx_sched *s)
 static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 			 u64 lat, u64 now)
 {
-	u64 rate_x16k, bdp;
+	u64 rate, bdp;
 
 	/* Only a request that found the device idle shows its latency
 	 * without queueing behind others. */
@@ -746,15 +782,16 @@ static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		s->lat_min_next : min_u64(s->lat_min_ns, s->lat_min_next);
 	if (lat && s->win_busy_ns && s->avg_sectors) {
 		/*
-		 * bdp in requests x 1024: rate (sectors/ns, x 2^14) x
+		 * bdp in requests x 2^20: rate (sectors/ns, x 2^24) x
 		 * latency / size (sectors x 16); the depth is 1.25 bdp,
 		 * rounded up, plus one.
 		 */
-		rate_x16k = (s->win_sectors << 14) / s->win_busy_ns;
-		s->rate_x16k = rate_x16k;
-		bdp = rate_x16k * lat / s->avg_sectors;
+		rate = (s->win_sectors << CFQX_RATE_SHIFT) / s->win_busy_ns;
+		s->rate = rate;
+		bdp = rate * lat / s->avg_sectors;
 		bdp = bdp * 5 / 4;
-		s->depth = (u32)min_u64((bdp + 1023) / 1024 + 1, 1u << 16);
+		s->depth = (u32)min_u64((bdp + (1u << 20) - 1) / (1u << 20) + 1,
+					1u << 16);
 	}
 	if (s->lat_min_next)
 		s->lat_min_ns = s->lat_min_next;
@@ -850,6 +887,7 @@ void cfqx_sched_requeue(struct cfqx_sched *s, struct cfqx_sched_rq *r)
 	g->in_flight--;
 	s->in_flight--;
 	s->st.requeued++;
+	refresh_again(s);
 }
 
 /* ------------------------------------------------------------------ */

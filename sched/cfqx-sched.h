@@ -85,6 +85,7 @@ struct cfqx_sched_group {
 
 	u64 idle_since;			/* went empty at (0: not empty) */
 	u64 think_ns;			/* EWMA of empty -> next request, x16 */
+	u64 think_min;			/* its forgetting minimum, ns */
 	u64 avg_sectors;		/* EWMA of its request size, x16 */
 	u32 think_samples;
 	u32 pad2;
@@ -140,7 +141,9 @@ struct cfqx_sched {
 	u64 win_busy_ns;		/* time with requests in flight */
 	u64 busy_since;			/* device busy since (in_flight > 0) */
 	u64 avg_sectors;		/* EWMA request size, sectors x 16 */
-	u64 rate_x16k;			/* sectors per busy ns, x 2^14 */
+	u64 rate;			/* sectors per busy ns, x 2^24 */
+	const struct cfqx_policy *policy;	/* the last one passed in */
+	u64 last_now;			/* and the clock then */
 	u64 avg_cost;			/* EWMA charge per request, x 16 */
 	u64 last_complete_ns;		/* for exclusive device time */
 
