@@ -1492,9 +1492,10 @@ Test(sched_idle, thinker_that_wants_a_share_holds_the_others_back)
 Test(sched_idle, thinker_that_wants_less_is_left_behind)
 {
 	static struct sim m;
-	/* One request per 1 ms think + 20 us latency + at most one 100 us
-	 * service it waits for. */
-	const u64 demand = SEC / (1120 * US) * 8 * 512;
+	/* One request per 1 ms think + 20 us latency + the services it may
+	 * wait for in the device: the contended depth is the device's
+	 * bandwidth-delay product plus one, two 100 us services here. */
+	const u64 demand = SEC / (1220 * US) * 8 * 512;
 
 	/* Anticipated (1 ms < slice_idle), but its pace is a tenth of a
 	 * share: the greedy group uses the slack. */
@@ -1762,21 +1763,6 @@ static void prop_check(struct prop *q)
 		(unsigned long long)q->cross);
 }
 
-/*
- * remove(), merge() and group_forget() take no policy and no clock, and do
- * not recompute has_work()'s answer (core-bugs.md, round 2, bug 1): until
- * they do, the test recomputes it after them with tick(), as the glue
- * could.  0 shows the defect.
- */
-#ifndef PROP_TICK_AFTER_UNTIMED
-#define PROP_TICK_AFTER_UNTIMED 1
-#endif
-
-static void prop_untimed_done(struct prop *q)
-{
-	if (PROP_TICK_AFTER_UNTIMED)
-		cfqx_sched_tick(&q->t.s, &q->t.p, q->t.now);
-}
 
 /* has_work, then dispatch at the same instant: they must agree, both
  * ways (blk-mq re-runs a queue 3 ms later when a dispatch after a true
@@ -1880,7 +1866,6 @@ static void prop_run(u64 seed, u32 steps, u32 ng, u32 tags, u32 max_depth,
 				cfqx_sched_release(&q.t.s, &q.r[i]);
 				q.st[i] = P_FREE;
 				q.removed++;
-				prop_untimed_done(&q);
 			}
 		} else if (op < 90) {		/* a request merge */
 			name = "merge";
@@ -1895,7 +1880,6 @@ static void prop_run(u64 seed, u32 steps, u32 ng, u32 tags, u32 max_depth,
 				cfqx_sched_merge(&q.t.s, r, &q.r[j]);
 				cfqx_sched_release(&q.t.s, &q.r[j]);
 				q.st[j] = P_FREE;
-				prop_untimed_done(&q);
 			}
 		} else if (op < 92) {		/* a bio merge moved it */
 			name = "resize";
@@ -1918,7 +1902,6 @@ static void prop_run(u64 seed, u32 steps, u32 ng, u32 tags, u32 max_depth,
 				cfqx_sched_group_forget(&q.t.s, g);
 				cfqx_sched_group_init(g);
 				q.forgot++;
-				prop_untimed_done(&q);
 			}
 		} else {			/* time passes */
 			name = "tick";
