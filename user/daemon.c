@@ -7,17 +7,20 @@
  * counters to /run/cfqx/daemon.json every second and at exit, where
  * `cfqx status` shows them.  With --metrics ADDR:PORT it also serves
  * /metrics in the Prometheus text format (metrics.c), loopback only unless
- * --metrics-public says otherwise.  SIGINT/SIGTERM: stop reading the ring, drain
- * and emit what was read, write the final counters, exit 0.
+ * --metrics-public says otherwise.  SIGINT/SIGTERM: stop reading the ring,
+ * drain and emit what was read (giving up on a stalled sink after a
+ * second, its losses counted), write the final counters, exit 0 (1 if
+ * JSON lines were lost).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -162,7 +165,7 @@ int cfqx_cmd_run(int argc, char **argv)
 	const char *metrics_arg = NULL;
 	bool metrics_local = false, metrics_public = false;
 	char err[512];
-	int c, stats_fd = -1, no_load = 0, rc = 0, r, owner;
+	int c, stats_fd = -1, no_load = 0, rc = 0, r, owner, sfd;
 	unsigned int fifo = 0;
 	sigset_t sigs;
 
@@ -305,6 +308,11 @@ int cfqx_cmd_run(int argc, char **argv)
 		o.tx = &tx;
 	}
 	cfqx_pipe_block_signals(&sigs);
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (sfd < 0) {
+		fprintf(stderr, "cfqx run: signalfd: %s\n", strerror(errno));
+		return 1;
+	}
 	if (metrics_arg) {
 		metrics = cfqx_metrics_start(&maddr, maddr_len, pipe_metrics,
 					     NULL, err, sizeof(err));
@@ -314,7 +322,6 @@ int cfqx_cmd_run(int argc, char **argv)
 			return 1;
 		}
 	}
-
 	p = cfqx_pipe_start(&o, err, sizeof(err));
 	if (!p) {
 		fprintf(stderr, "cfqx run: %s\n", err);
@@ -323,37 +330,36 @@ int cfqx_cmd_run(int argc, char **argv)
 	}
 	atomic_store(&metrics_pipe, cfqx_pipe_counters(p));
 	write_state(state, cfqx_pipe_counters(p), stats_fd, 1, maps);
-	while (!cfqx_pipe_done(p)) {
-		struct timespec second = { .tv_sec = 1 };
-		int sig = sigtimedwait(&sigs, NULL, &second);
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = cfqx_pipe_done_fd(p), .events = POLLIN },
+		};
 
-		if (sig == SIGINT || sig == SIGTERM) {
-			/* Stop reading; the notifier drains what was read. */
-			cfqx_pipe_stop(p);
+		poll(pfd, 2, 1000);
+		/* SIGINT/SIGTERM: stop reading; the notifier drains what was
+		 * read (for at most a second if a sink is stalled). */
+		if (pfd[0].revents || pfd[1].revents)
 			break;
-		}
 		write_state(state, cfqx_pipe_counters(p), stats_fd, 1, maps);
 	}
 	/* the counters /metrics reads go away with the pipeline */
 	cfqx_metrics_stop(metrics);
 	atomic_store(&metrics_pipe, NULL);
-	r = cfqx_pipe_join(p, &fin);
-	if (r) {
-		fprintf(stderr, "cfqx run: reading the ring buffer failed: %s\n",
-			strerror(-r));
-		rc = 1;
-	}
+	cfqx_pipe_join(p, &fin);
 	r = write_state(state, &fin, stats_fd, 0, maps);
 	if (r) {
 		fprintf(stderr, "cfqx run: cannot write %s/%s: %s\n", state,
 			CFQX_DAEMON_JSON_NAME, strerror(-r));
 		rc = 1;
 	}
-	if (atomic_load(&fin.sink_errors)) {
-		fprintf(stderr, "cfqx run: %llu writes to the JSON sink failed\n",
-			(unsigned long long)atomic_load(&fin.sink_errors));
+	if (fin.json_failed) {
+		fprintf(stderr, "cfqx run: %llu JSON lines lost in %llu failed writes\n",
+			(unsigned long long)fin.json_failed,
+			(unsigned long long)fin.sink_errors);
 		rc = 1;
 	}
+	close(sfd);
 	if (o.uevents)
 		cfqx_uevent_tx_close(&tx);
 	if (o.json_fd > STDOUT_FILENO)

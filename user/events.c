@@ -8,10 +8,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "cfqx.h"
@@ -44,7 +45,7 @@ int cfqx_cmd_events(int argc, char **argv)
 	struct cfqx_pipe_counters fin;
 	struct cfqx_pipe *p;
 	char err[512];
-	int c, stats_fd, r, owner, rc = 0;
+	int c, stats_fd, owner, sfd;
 	sigset_t sigs;
 
 	optind = 1;
@@ -80,34 +81,40 @@ int cfqx_cmd_events(int argc, char **argv)
 		return 1;
 	}
 	cfqx_pipe_block_signals(&sigs);
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (sfd < 0) {
+		fprintf(stderr, "cfqx events: signalfd: %s\n", strerror(errno));
+		return 1;
+	}
 	p = cfqx_pipe_start(&o, err, sizeof(err));
 	if (!p) {
 		fprintf(stderr, "cfqx events: %s\n", err);
 		return 1;
 	}
-	while (!cfqx_pipe_done(p)) {
-		struct timespec tick = { .tv_nsec = 200000000 };
-		int sig = sigtimedwait(&sigs, NULL, &tick);
+	/* Until interrupted, done (--once), or stdout fails (`| head`). */
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = cfqx_pipe_done_fd(p), .events = POLLIN },
+		};
 
-		if (sig == SIGINT || sig == SIGTERM)
-			break;
-		if (atomic_load(&cfqx_pipe_counters(p)->sink_errors))
+		poll(pfd, 2, 200);
+		if (pfd[0].revents || pfd[1].revents ||
+		    atomic_load(&cfqx_pipe_counters(p)->sink_errors))
 			break;
 	}
-	r = cfqx_pipe_join(p, &fin);
-	if (r) {
-		fprintf(stderr, "cfqx events: reading the ring buffer failed: %s\n",
-			strerror(-r));
-		rc = 1;
-	}
-	if (fin.malformed || fin.unknown_kind || fin.kfifo_full)
-		fprintf(stderr, "cfqx events: read %llu, skipped %llu malformed, %llu unknown kind, %llu dropped (kfifo full)\n",
+	cfqx_pipe_join(p, &fin);
+	if (fin.dropped || fin.failed)
+		fprintf(stderr, "cfqx events: read %llu, dropped %llu (%llu malformed, %llu unknown kind, %llu kfifo full), %llu lines lost to output errors\n",
 			(unsigned long long)fin.read,
+			(unsigned long long)fin.dropped,
 			(unsigned long long)fin.malformed,
 			(unsigned long long)fin.unknown_kind,
-			(unsigned long long)fin.kfifo_full);
+			(unsigned long long)fin.kfifo_full,
+			(unsigned long long)fin.failed);
+	close(sfd);
 	close(o.ring_fd);
 	if (stats_fd >= 0)
 		close(stats_fd);
-	return rc;
+	return 0;
 }

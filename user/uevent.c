@@ -19,41 +19,28 @@
 
 #include <cfqx/cfq.h>
 
-static const char *const kind_words[CFQX_EV_NR] = {
-	[CFQX_EV_POLICY] = "policy",
-	[CFQX_EV_BUSY] = "busy",
-	[CFQX_EV_IDLE] = "idle",
-	[CFQX_EV_STARVED] = "starved",
-	[CFQX_EV_DEADLINE] = "deadline",
-	[CFQX_EV_OVER_BUDGET] = "overbudget",
-};
+#include "encode.h"
 
-const char *cfqx_uevent_kind_word(unsigned int kind)
+int cfqx_uevent_kind_word(unsigned int kind, char out[CFQX_KIND_WORD_MAX])
 {
-	if (kind >= CFQX_EV_NR)
-		return NULL;
-	return kind_words[kind];
-}
+	const char *name;
+	int n = 0;
 
-int cfqx_hex_encode(const void *data, size_t n, char *out, size_t size)
-{
-	static const char digits[] = "0123456789abcdef";
-	const unsigned char *p = data;
-	size_t i;
-
-	if (2 * n + 1 > size)
-		return -E2BIG;
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * n] = '\0';
-	return (int)(2 * n);
+	if (kind >= CFQX_EV_NR || !cfqx_event_names[kind])
+		return -1;
+	/* The event's name with what uevents forbid left out. */
+	for (name = cfqx_event_names[kind]; *name && n < CFQX_KIND_WORD_MAX - 1;
+	     name++)
+		if ((*name >= 'a' && *name <= 'z') || (*name >= '0' && *name <= '9'))
+			out[n++] = *name;
+	out[n] = '\0';
+	return n;
 }
 
 void cfqx_uuid_random(char out[CFQX_UUID_LEN + 1])
 {
 	unsigned char b[16];
+	char *o = out;
 	size_t got = 0;
 
 	while (got < sizeof(b)) {
@@ -74,10 +61,16 @@ void cfqx_uuid_random(char out[CFQX_UUID_LEN + 1])
 	}
 	b[6] = (b[6] & 0x0f) | 0x40;	/* version 4 */
 	b[8] = (b[8] & 0x3f) | 0x80;	/* RFC 4122 variant */
-	snprintf(out, CFQX_UUID_LEN + 1,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
-		 b[10], b[11], b[12], b[13], b[14], b[15]);
+	o = cfqx_put_hex(o, b, 4);
+	*o++ = '-';
+	o = cfqx_put_hex(o, b + 4, 2);
+	*o++ = '-';
+	o = cfqx_put_hex(o, b + 6, 2);
+	*o++ = '-';
+	o = cfqx_put_hex(o, b + 8, 2);
+	*o++ = '-';
+	o = cfqx_put_hex(o, b + 10, 6);
+	*o = '\0';
 }
 
 static int is_hex(char c)
@@ -141,7 +134,7 @@ static void put_u64(struct out *o, const char *key, uint64_t v)
 {
 	char num[24];
 
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+	*cfqx_put_u64(num, v) = '\0';
 	put_var(o, key, num);
 }
 
@@ -150,11 +143,12 @@ int cfqx_uevent_encode(const struct cfqx_uevent_args *a, char *buf,
 {
 	const struct cfqx_event *ev = a->ev;
 	struct out o = { .buf = buf, .size = size };
-	const char *word = cfqx_uevent_kind_word(ev->kind);
+	char word[CFQX_KIND_WORD_MAX];
 	char comm_hex[2 * sizeof(ev->comm) + 1];
 	size_t comm_len;
 
-	if (!word || ev->group_by >= CFQX_BY_NR || !cfqx_uuid_valid(a->uuid))
+	if (cfqx_uevent_kind_word(ev->kind, word) <= 0 ||
+	    ev->group_by >= CFQX_BY_NR || !cfqx_uuid_valid(a->uuid))
 		return -EINVAL;
 	if (size)
 		buf[0] = '\0';
@@ -176,7 +170,7 @@ int cfqx_uevent_encode(const struct cfqx_uevent_args *a, char *buf,
 	/* comm: every byte up to the first NUL, hex; absent when empty. */
 	comm_len = strnlen(ev->comm, sizeof(ev->comm));
 	if (comm_len) {
-		cfqx_hex_encode(ev->comm, comm_len, comm_hex, sizeof(comm_hex));
+		*cfqx_put_hex(comm_hex, ev->comm, comm_len) = '\0';
 		put_var(&o, "CFQXCOMM", comm_hex);
 	}
 	if (o.overflow || o.vars > CFQX_UEVENT_MAX_VARS ||

@@ -38,8 +38,13 @@ struct cfqx_uevent_args {
 	uint64_t seq;		/* daemon's notification sequence number */
 };
 
-/* Letters-and-digits spelling of an event kind ("overbudget"), or NULL. */
-const char *cfqx_uevent_kind_word(unsigned int kind);
+/*
+ * Letters-and-digits spelling of an event kind: its name in
+ * cfqx_event_names without the rest ("over_budget" -> "overbudget").
+ * Returns its length, or -1 for a kind without a name.
+ */
+#define CFQX_KIND_WORD_MAX	24
+int cfqx_uevent_kind_word(unsigned int kind, char out[CFQX_KIND_WORD_MAX]);
 
 /*
  * Builds "change <UUID> CFQXVER=1 CFQXEVENT=... ..." (no newline) in buf.
@@ -49,9 +54,6 @@ const char *cfqx_uevent_kind_word(unsigned int kind);
  */
 int cfqx_uevent_encode(const struct cfqx_uevent_args *a, char *buf,
 		       size_t size, int *nvars);
-
-/* Lowercase hex of n bytes; returns chars written (2n) or -E2BIG. */
-int cfqx_hex_encode(const void *data, size_t n, char *out, size_t size);
 
 /* A random version 4 UUID, 8-4-4-4-12 lowercase. */
 void cfqx_uuid_random(char out[CFQX_UUID_LEN + 1]);

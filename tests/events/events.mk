@@ -5,8 +5,8 @@
 # `make install` (binary, udev rules, systemd unit).
 EV_DIR := $(ROOT)/tests/events
 EV_BIN := $(TEST_BIN)/events
-EV_PIPE_SRCS := $(ROOT)/user/pipeline.c $(ROOT)/user/uevent.c
-EV_HDRS := $(ROOT)/user/pipeline.h $(ROOT)/user/uevent.h \
+EV_PIPE_SRCS := $(wildcard $(ROOT)/user/pipeline*.c) $(ROOT)/user/uevent.c
+EV_HDRS := $(wildcard $(ROOT)/user/pipeline*.h) $(ROOT)/user/uevent.h $(ROOT)/user/encode.h \
 	$(wildcard $(ROOT)/include/cfqx/*.h)
 EV_LIBS := -lbpf -lelf -lz -lpthread
 KFIFO_SRCS_EV := $(ROOT)/kfifo/kfifo.c
@@ -27,6 +27,16 @@ $(EV_BIN)/uevent-unit: $(EV_DIR)/uevent_unit.c $(ROOT)/user/uevent.c $(EV_HDRS) 
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(USER_CFLAGS) -I$(ROOT)/user $(ASAN_FLAGS) -o $@ \
 		$(EV_DIR)/uevent_unit.c $(ROOT)/user/uevent.c -lcriterion
+
+# The pipeline's pure parts (encoders, formatters, rate limit and
+# incident tables), under ASan/UBSan.
+EV_UNIT_SRCS := $(ROOT)/user/pipeline_format.c $(ROOT)/user/pipeline_limit.c \
+	$(ROOT)/user/uevent.c
+$(EV_BIN)/pipeline-unit: $(EV_DIR)/pipeline_unit.c $(EV_UNIT_SRCS) $(EV_HDRS) | deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -I$(ROOT)/user $(ASAN_FLAGS) -o $@ \
+		$(EV_DIR)/pipeline_unit.c $(EV_UNIT_SRCS) -lcriterion
 
 # The pipeline alone (what `cfqx run --no-uevents --json` runs), built
 # plain, with ASan/UBSan and with TSan.
@@ -57,11 +67,13 @@ EV_TOOLS := $(EV_BIN)/cfqx-storm $(EV_BIN)/uevent-listen $(EV_BIN)/evpipe \
 	$(EV_BIN)/evpipe-asan $(EV_BIN)/evpipe-tsan
 ALL += $(EV_TOOLS)
 
-.PHONY: test-events-unit test-events-storm test-events-sigterm \
+.PHONY: test-events-unit test-events-pipeline-unit test-events-storm test-events-sigterm \
 	test-events-malformed test-events-tsan test-events-uevent \
 	test-events-udev test-events-ratelimit bench-events install
 test-events-unit: $(EV_BIN)/uevent-unit
 	$(Q)$(call run_test,events-unit) $<
+test-events-pipeline-unit: $(EV_BIN)/pipeline-unit
+	$(Q)$(call run_test,events-pipeline-unit) $<
 test-events-storm: $(EV_TOOLS) $(CFQX_BIN)
 	$(Q)$(call run_test,events-storm) $(EV_DIR)/storm.sh storm
 test-events-sigterm: $(EV_TOOLS) $(CFQX_BIN)
@@ -77,7 +89,7 @@ test-events-udev: $(EV_TOOLS) $(BUILD)/cfqx-asan
 	$(Q)$(call run_test,events-udev) $(EV_DIR)/udev.sh
 test-events-ratelimit: $(EV_TOOLS) $(BUILD)/cfqx-asan
 	$(Q)$(call run_test,events-ratelimit) $(EV_DIR)/ratelimit.sh
-TESTS += test-events-unit test-events-storm test-events-sigterm \
+TESTS += test-events-unit test-events-pipeline-unit test-events-storm test-events-sigterm \
 	test-events-malformed test-events-tsan test-events-uevent \
 	test-events-udev test-events-ratelimit
 

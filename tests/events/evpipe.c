@@ -12,7 +12,6 @@
  */
 #include <fcntl.h>
 #include <getopt.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +56,7 @@ int main(int argc, char **argv)
 	const char *maps = NULL, *json = "/dev/null", *live = NULL;
 	struct cfqx_pipe *p;
 	char err[512];
-	int c, stats_fd, r;
+	int c, stats_fd;
 	sigset_t sigs;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -86,10 +85,7 @@ int main(int argc, char **argv)
 		perror(json);
 		return 1;
 	}
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	cfqx_pipe_block_signals(&sigs);
 	p = cfqx_pipe_start(&o, err, sizeof(err));
 	if (!p) {
 		fprintf(stderr, "evpipe: %s\n", err);
@@ -106,10 +102,10 @@ int main(int argc, char **argv)
 		if (live)
 			write_live(live, cfqx_pipe_counters(p));
 	}
-	r = cfqx_pipe_join(p, &fin);
+	cfqx_pipe_join(p, &fin);
 	printf("{");
 	cfqx_pipe_counters_json(&fin, stdout);
 	printf("}\n");
 	close(o.json_fd);
-	return r ? 1 : 0;
+	return 0;
 }
