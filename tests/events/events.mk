@@ -69,7 +69,8 @@ ALL += $(EV_TOOLS)
 
 .PHONY: test-events-unit test-events-pipeline-unit test-events-storm test-events-sigterm \
 	test-events-malformed test-events-tsan test-events-uevent \
-	test-events-udev test-events-ratelimit bench-events install
+	test-events-udev test-events-ratelimit test-events-sinkfail \
+	test-events-sinkstall test-events-once bench-events install
 test-events-unit: $(EV_BIN)/uevent-unit
 	$(Q)$(call run_test,events-unit) $<
 test-events-pipeline-unit: $(EV_BIN)/pipeline-unit
@@ -83,6 +84,15 @@ test-events-malformed: $(EV_TOOLS) $(BUILD)/cfqx-asan
 	$(Q)$(call run_test,events-malformed) $(EV_DIR)/storm.sh malformed
 test-events-tsan: $(EV_TOOLS)
 	$(Q)$(call run_test,events-tsan) $(EV_DIR)/storm.sh tsan
+# Fault injection: a sink that fails (file size limit), one that stalls
+# (a FIFO nobody reads: bounded SIGTERM, exact counters) and resumes, and
+# --once against a producer that never stops.
+test-events-sinkfail: $(EV_TOOLS) $(CFQX_BIN)
+	$(Q)$(call run_test,events-sinkfail) $(EV_DIR)/storm.sh sinkfail
+test-events-sinkstall: $(EV_TOOLS) $(CFQX_BIN)
+	$(Q)$(call run_test,events-sinkstall) $(EV_DIR)/storm.sh sinkstall
+test-events-once: $(EV_TOOLS) $(CFQX_BIN)
+	$(Q)$(call run_test,events-once) $(EV_DIR)/storm.sh once
 test-events-uevent: $(EV_TOOLS) $(CFQX_BIN)
 	$(Q)$(call run_test,events-uevent) $(EV_DIR)/uevent.sh
 test-events-udev: $(EV_TOOLS) $(BUILD)/cfqx-asan
@@ -91,7 +101,8 @@ test-events-ratelimit: $(EV_TOOLS) $(BUILD)/cfqx-asan
 	$(Q)$(call run_test,events-ratelimit) $(EV_DIR)/ratelimit.sh
 TESTS += test-events-unit test-events-pipeline-unit test-events-storm test-events-sigterm \
 	test-events-malformed test-events-tsan test-events-uevent \
-	test-events-udev test-events-ratelimit
+	test-events-udev test-events-ratelimit test-events-sinkfail \
+	test-events-sinkstall test-events-once
 
 bench-events: $(EV_BIN)/bench-events | deps
 	$(Q)$< --rounds 5
