@@ -38,7 +38,9 @@ $(foreach k,$(KMOD_SUPPORTED),$(eval $(call vm_rules,$(k))))
 
 .PHONY: vm-test vm-initramfs bench-sched
 TESTS += $(addprefix vm-test-,$(VM_KERNELS))
-vm-test: $(addprefix vm-test-,$(VM_KERNELS))
+# Every kernel runs even when an earlier one failed (-k).
+vm-test:
+	$(Q)$(MAKE) -k $(addprefix vm-test-,$(VM_KERNELS))
 vm-initramfs: $(addprefix vm-initramfs-,$(VM_KERNELS))
 
 # The VM tables, then the simulator matrix's summary (it says which
