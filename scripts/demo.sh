@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The main job, end to end: make a loop device on a temp file, load cfqx on
-# it, run competing workloads as several users, process groups and cgroups
-# (sequential and random, reads and writes), watch `cfqx top` live while the
-# grouping policy switches uid -> pgid -> cgroup, print a per-group summary,
-# and remove everything it made, also on Ctrl-C or failure.
+# The main job, end to end.  Accounting: make a loop device on a temp
+# file, load cfqx on it, run competing workloads as several users, process
+# groups and cgroups (sequential and random, reads and writes), watch `cfqx
+# top` live while the grouping policy switches uid -> pgid -> cgroup, print
+# a per-group summary.  Enforcement (scripts/demo-enforcement.sh): the same
+# kind of competition on one device under none and then the cfqx elevator,
+# natively or in the QEMU guest, ending with one `enforcement:` line per
+# scheduler and a plot.  Removes everything it made, also on Ctrl-C or
+# failure.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +39,7 @@ cleanup() {
 	fi
 	for u in "${made_users[@]}"; do userdel "$u" 2>/dev/null; done
 	rm -rf "$work"
+	pids=() loop="" cgroot="" made_users=()	# done: a second call is a no-op
 }
 trap cleanup EXIT
 trap 'echo; echo "demo: interrupted, cleaning up"; exit 130' INT TERM
@@ -78,7 +83,7 @@ start_job() {
 	setsid bash -c '
 		echo $$ > "$1/cgroup.procs"; shift
 		exec setpriv --reuid="$1" --regid="$1" --clear-groups -- \
-			fio --name="$2" --filename="$3" --direct=1 \
+			fio --name="$2" --filename="$3" --direct=1 --invalidate=0 \
 			--time_based --runtime=3600 --output=/dev/null "${@:4}"
 	' _ "$cgroot/$cg" "$user" "$name" "$loop" "$@" &
 	pids+=($!)
@@ -111,5 +116,6 @@ echo "== summary since load (cfqx stats)"
 echo
 echo "== drop counters (cfqx status)"
 "$CFQX" status
-echo
-echo "demo: done; cleaning up"
+cleanup
+
+"$ROOT/scripts/demo-enforcement.sh"

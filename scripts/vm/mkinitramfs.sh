@@ -71,6 +71,7 @@ cp "$root_dir"/tests/vm/*.sh "$rootfs/tests/"
 mkdir -p "$rootfs/tests/mixes"
 cp "$root_dir"/tests/mixes/*.fio "$rootfs/tests/mixes/"
 cp "$root_dir/tests/vm/init" "$rootfs/init"
+cp "$root_dir/scripts/vm/demo-enforce.sh" "$rootfs/tests/demo.sh"	# make demo
 chmod +x "$rootfs/init" "$rootfs"/tests/*.sh
 cp "$build/tests/vm/cfqx-vm-attach" "$rootfs/bin/"
 

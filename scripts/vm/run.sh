@@ -8,7 +8,7 @@
 # ("t10 t60") runs only those in-guest tests.  Boots of one build tree
 # take turns (build/vm/.qemu.lock): two TCG guests on a small host skew
 # each other's timing.
-# Usage: run.sh KERNEL INITRAMFS SUITE [TIMEOUT_S]   (suite: test | bench)
+# Usage: run.sh KERNEL INITRAMFS SUITE [TIMEOUT_S]   (suite: test | bench | demo)
 set -uo pipefail
 name=$1
 initrd=$2
