@@ -29,10 +29,7 @@
  * request size) + 1, clamped to [2, max_depth] and the tags, where rate
  * is sectors completed per ns of busy time over windows of 64 completions
  * and latency the least dispatch-to-completion time of requests that
- * found the device idle (so queueing in the device does not count), plus
- * the average time from a completion that left work queued to the next
- * dispatch (the host's share of a slot's turnaround: a slow or busy CPU
- * needs a deeper device to keep it busy).  A
+ * found the device idle (so queueing in the device does not count).  A
  * depth too small to fill the device raises the measured rate at the same
  * latency, and so the depth; queueing raises neither.  A group with
  * nothing in flight may still dispatch (2.6.10's first pass), so a
@@ -705,11 +702,6 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	g->avg_sectors = ewma(g->avg_sectors, r->sectors);
 	g->in_flight++;
 	r->alone = !s->in_flight;
-	if (s->redispatch_from) {
-		/* From a completion that left work queued to this dispatch. */
-		s->gap_ns = ewma(s->gap_ns, now - s->redispatch_from);
-		s->redispatch_from = 0;
-	}
 	if (!s->in_flight++)
 		s->busy_since = now;
 	s->last_sector = r->sector + r->sectors;
@@ -788,11 +780,6 @@ static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 	/* The minimum of this window and the last one. */
 	lat = !s->lat_min_next ? s->lat_min_ns : !s->lat_min_ns ?
 		s->lat_min_next : min_u64(s->lat_min_ns, s->lat_min_next);
-	/* A slot turns around in the device's latency plus the time from
-	 * a completion to the next dispatch (the host's part: a queue run
-	 * on a busy or slow CPU). */
-	if (lat)
-		lat += s->gap_ns >> CFQX_EWMA_SHIFT;
 	if (lat && s->win_busy_ns && s->avg_sectors) {
 		/*
 		 * bdp in requests x 2^20: rate (sectors/ns, x 2^24) x
@@ -874,7 +861,6 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	g->in_flight--;
 	s->in_flight--;
 	learn_device(s, r, lat, now);
-	s->redispatch_from = s->nr_queued ? now : 0;
 	if (!group_busy(g)) {
 		anticipate(s, g, p, now);
 		if (!g->anticipate_until)

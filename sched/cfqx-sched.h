@@ -146,8 +146,6 @@ struct cfqx_sched {
 	u64 last_now;			/* and the clock then */
 	u64 avg_cost;			/* EWMA charge per request, x 16 */
 	u64 last_complete_ns;		/* for exclusive device time */
-	u64 redispatch_from;		/* a completion left work queued at */
-	u64 gap_ns;			/* EWMA completion -> next dispatch, x16 */
 
 	struct cfqx_sched_stats st;
 };
