@@ -98,32 +98,47 @@ struct {
 } policy SEC(".maps");
 
 /*
+ * Sizes set by `cfqx load` from its memory budget (the defaults are the
+ * object's own, as bpftool loads it): the groups table has group_mask + 1
+ * entries (a power of 2), then one retired bucket per devstats slot.
+ */
+const volatile __u32 group_mask = CFQX_MAX_GROUPS - 1;
+/* An idle group older than this is recycled before a free entry is used. */
+const volatile __u64 recycle_age_ns = 300 * CFQX_NSEC_PER_SEC;
+
+/*
  * Open-addressed by cfqx_group_hash() of the key (kept in the value):
  * found once per request at getrq, then reached by index, an inlined
- * array lookup.  Groups live since load, like CFQ v2's per-process
- * history; a full table is counted (groups_full), never fatal.
+ * array lookup.  A group keeps its history while it has I/O and for a
+ * while after, like CFQ v2's per-process queues; an idle one is recycled
+ * by age or when its probe chain is full, its totals folded into its
+ * device's retired bucket (CFQX_GF_RETIRED) first.  A chain of busy
+ * groups only is counted (groups_full), never fatal.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, CFQX_MAX_GROUPS);
+	__uint(max_entries, CFQX_MAX_GROUPS + CFQX_MAX_DEVICES);
 	__type(key, __u32);
 	__type(value, struct cfqx_group_stats);
 } groups SEC(".maps");
 
-/* Per group (same index): the lock its busy/idle bookkeeping runs under. */
-struct group_edge {
+/*
+ * Per group (same index): the lock that its identity (slot_hash, key),
+ * its pending count with the busy/idle bookkeeping, and its recycling
+ * are changed under.  Counters of a group with pending requests are
+ * plain atomics: it cannot be recycled then.
+ */
+struct group_lock {
 	struct bpf_spin_lock lock;
-	__u32 busy;		/* bookkeeping state: 1 = busy applied */
-	__u64 skip_idle;	/* idle edges whose bookkeeping a later busy
-				 * edge did already (it came in first) */
+	__u32 pad;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, CFQX_MAX_GROUPS);
+	__uint(max_entries, CFQX_MAX_GROUPS + CFQX_MAX_DEVICES);
 	__type(key, __u32);
-	__type(value, struct group_edge);
-} gedges SEC(".maps");
+	__type(value, struct group_lock);
+} glocks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -386,7 +401,9 @@ static __always_inline bool opf_is_sync(__u32 opf)
 	return opf & sync_bits;
 }
 
-static __always_inline struct cfqx_dev_stats *get_dev(__u32 dev)
+/* The devstats entry of @dev (its index in *@slot when given). */
+static __always_inline struct cfqx_dev_stats *get_dev_at(__u32 dev,
+							 __u32 *slot)
 {
 	__u32 h = cfqx_dev_slot(dev, CFQX_MAX_DEVICES), idx, i;
 	struct cfqx_dev_stats *d;
@@ -396,14 +413,21 @@ static __always_inline struct cfqx_dev_stats *get_dev(__u32 dev)
 		d = bpf_map_lookup_elem(&devstats, &idx);
 		if (!d)
 			return NULL;
-		if (d->dev == dev)
+		if (d->dev == dev ||
+		    (!d->dev && (__sync_val_compare_and_swap(&d->dev, 0, dev) == 0 ||
+				 d->dev == dev))) {
+			if (slot)
+				*slot = idx;
 			return d;
-		if (!d->dev && (__sync_val_compare_and_swap(&d->dev, 0, dev) == 0 ||
-				d->dev == dev))
-			return d;
+		}
 	}
 	stat_inc(CFQX_STAT_DEVICES_FULL);
 	return NULL;
+}
+
+static __always_inline struct cfqx_dev_stats *get_dev(__u32 dev)
+{
+	return get_dev_at(dev, NULL);
 }
 
 static __always_inline struct cfqx_group_stats *group_at(__u32 idx)
@@ -411,36 +435,159 @@ static __always_inline struct cfqx_group_stats *group_at(__u32 idx)
 	return bpf_map_lookup_elem(&groups, &idx);
 }
 
-/* Find or claim the entry of @key; its index goes to *@idx. */
-static __always_inline struct cfqx_group_stats *
-get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx)
+static __always_inline struct bpf_spin_lock *lock_at(__u32 idx)
 {
-	__u64 h = cfqx_group_hash(key), old;
+	struct group_lock *l = bpf_map_lookup_elem(&glocks, &idx);
+
+	return l ? &l->lock : NULL;
+}
+
+/* The retired bucket of the device at devstats slot @dslot. */
+static __always_inline struct cfqx_group_stats *retired_at(__u32 dev,
+							   __u32 dslot)
+{
+	__u32 idx = group_mask + 1 + (dslot & (CFQX_MAX_DEVICES - 1));
+	struct cfqx_group_stats *r = group_at(idx);
+
+	if (r && !r->slot_hash) {
+		/* same values from every CPU: plain stores are fine */
+		r->key.dev = dev;
+		r->key.group_by = 0;
+		r->key.flags = CFQX_GF_RETIRED;
+		r->key.id = 0;
+		r->slot_hash = 1;	/* never probed: marks it in use */
+	}
+	return r;
+}
+
+#define FOLD(f)	__sync_fetch_and_add(&r->f, g->f)
+
+/*
+ * Fold idle group @g into retired bucket @r and clear it; under @g's
+ * lock, with no request of @g pending, so nothing else writes @g.
+ */
+static __always_inline void fold_and_clear(struct cfqx_group_stats *r,
+					   struct cfqx_group_stats *g)
+{
+	__u64 *w = (__u64 *)g;
+	int i;
+
+	FOLD(rqs[0]);
+	FOLD(rqs[1]);
+	FOLD(bytes[0]);
+	FOLD(bytes[1]);
+	FOLD(errors);
+	FOLD(requeues);
+	FOLD(merges);
+	FOLD(issued);
+	FOLD(lost);
+	for (i = 0; i < CFQX_HIST_SLOTS; i++) {
+		FOLD(qtime_hist[i]);
+		FOLD(stime_hist[i]);
+	}
+	FOLD(deadline_miss[0]);
+	FOLD(deadline_miss[1]);
+	for (i = 0; i < CFQX_SEEKS; i++)
+		FOLD(seeks[i]);
+	FOLD(entitled_milli);
+	FOLD(starved);
+	FOLD(over_budget);
+	atomic_max(&r->max_lat_ns, g->max_lat_ns);
+	for (i = 0; i < (int)(sizeof(*g) / sizeof(__u64)); i++)
+		w[i] = 0;
+}
+
+/*
+ * Find or claim the entry of @key (index in *@idx): an existing one in
+ * its probe chain, else an idle one older than recycle_age_ns, else a
+ * free one, else the idle one longest idle (recycled into @retired).
+ * The entry may be recycled right after this returns: whoever uses it
+ * takes its lock and checks slot_hash first (group_enter, count_merge).
+ */
+static __always_inline struct cfqx_group_stats *
+get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
+	  struct cfqx_group_stats *retired)
+{
+	__u64 h = cfqx_group_hash(key), sh, best_age = 0, age, vh = 0;
+	__u32 i, at, victim = 0, free_at = 0;
+	bool have_free = false, have_victim = false, ok;
 	struct cfqx_group_stats *g;
-	__u32 i, at;
+	struct bpf_spin_lock *l;
 
 	for (i = 0; i < CFQX_GROUP_PROBES; i++) {
-		at = cfqx_group_probe(h, i, CFQX_MAX_GROUPS);
+		at = cfqx_group_probe(h, i, group_mask + 1);
 		g = group_at(at);
 		if (!g)
 			return NULL;
-		if (g->slot_hash == h)
-			goto found;
-		if (g->slot_hash)
-			continue;
-		old = __sync_val_compare_and_swap(&g->slot_hash, 0, h);
-		if (old == 0) {
-			g->key = *key;
-			g->first_seen_ns = now;
-			goto found;
+		sh = g->slot_hash;
+		if (sh == h) {
+			*idx = at;
+			return g;
 		}
-		if (old == h)
-			goto found;
+		if (!sh) {
+			if (!have_free)
+				free_at = at;
+			have_free = true;
+			continue;
+		}
+		if (g->pending)
+			continue;
+		age = now > g->idle_at_ns ? now - g->idle_at_ns : 0;
+		if (!have_victim || age > best_age) {
+			victim = at;
+			vh = sh;
+			best_age = age;
+			have_victim = true;
+		}
 	}
-	stat_inc(CFQX_STAT_GROUPS_FULL);
-	return NULL;
-found:
+	if (have_victim && best_age > recycle_age_ns)
+		have_free = false;	/* recycle the stale one instead */
+	at = have_free ? free_at : victim;
+	if ((!have_free && (!have_victim || !retired))) {
+		stat_inc(CFQX_STAT_GROUPS_FULL);
+		return NULL;
+	}
+	g = group_at(at);
+	l = lock_at(at);
+	if (!g || !l)
+		return NULL;
+	bpf_spin_lock(l);
+	sh = g->slot_hash;
+	ok = sh == h;
+	if (!ok && have_free && !sh) {
+		g->slot_hash = h;
+		ok = true;
+	} else if (!ok && !have_free && retired && sh == vh && !g->pending) {
+		fold_and_clear(retired, g);
+		g->slot_hash = h;
+		have_victim = false;	/* now: "recycled" */
+		ok = true;
+	}
+	if (ok && sh != h) {
+		g->key = *key;
+		g->first_seen_ns = now;
+		g->idle_at_ns = now;
+	}
+	bpf_spin_unlock(l);
+	if (!ok) {
+		/* raced with another claim: the caller retries */
+		return NULL;
+	}
+	if (!have_free && !have_victim)
+		stat_inc(CFQX_STAT_RECYCLED);
 	*idx = at;
+	return g;
+}
+
+/* get_group(), once more when it raced with another claim. */
+static __always_inline struct cfqx_group_stats *
+find_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
+	   struct cfqx_group_stats *retired)
+{
+	struct cfqx_group_stats *g = get_group(key, now, idx, retired);
+
+	if (!g)
+		g = get_group(key, now, idx, retired);
 	return g;
 }
 
@@ -562,38 +709,35 @@ static __always_inline __u32 ptr_slot(__u64 p)
 
 /* ---- busy / idle edges ---------------------------------------------- */
 
-/* Busy-edge bookkeeping (pending went 0 -> 1); emits the busy event. */
-static __always_inline void busy_edge(struct cfqx_group_stats *g, __u32 gidx,
-				      struct cfqx_group_key *key,
-				      struct cfqx_policy *pol, __u64 submit_ns,
-				      __u64 now)
+/*
+ * One more pending request for group @g (getrq): false when the entry
+ * is no longer @h's (recycled since it was found: look it up again).
+ * On 0 -> 1 the busy-edge bookkeeping, in the same critical section.
+ */
+static __always_inline bool group_enter(struct cfqx_group_stats *g,
+					__u32 gidx, __u64 h,
+					struct cfqx_group_key *key,
+					struct cfqx_policy *pol,
+					struct cfqx_dev_stats *d, __u64 now)
 {
-	struct cfqx_dev_stats *d = get_dev(key->dev);
-	struct group_edge *e = bpf_map_lookup_elem(&gedges, &gidx);
+	struct bpf_spin_lock *l = lock_at(gidx);
 	__u64 share = d ? d->share_milli : 0;
-	bool applied = false;
+	bool edge = false;
 	char comm[16];
 
 	/* the submitter that woke the group up (getrq runs in its context) */
 	bpf_get_current_comm(comm, sizeof(comm));
-	if (!e)
-		return;
-	bpf_spin_lock(&e->lock);
-	if (e->busy) {
-		/*
-		 * The idle edge before this one has not done its bookkeeping
-		 * yet (it runs on another CPU): the group was idle for no
-		 * time at all.  Bank its entitlement, continue the period,
-		 * and leave that idle edge nothing to do.
-		 */
-		e->skip_idle++;
-		if (share > g->busy_share_base)
-			g->entitled_milli += share - g->busy_share_base;
-		g->busy_share_base = share;
-	} else {
-		e->busy = 1;
-		applied = true;
-		g->oldest_queued_ns = submit_ns;
+	if (!l)
+		return false;
+	bpf_spin_lock(l);
+	if (g->slot_hash != h) {
+		bpf_spin_unlock(l);
+		return false;
+	}
+	g->last_active_ns = now;
+	if (g->pending++ == 0) {
+		edge = true;
+		g->oldest_queued_ns = now;
 		g->busy_share_base = share;
 		/* back within slice_idle: the same turn (CFQ anticipation) */
 		if (!cfqx_period_continues(g->idle_at_ns, now,
@@ -603,65 +747,64 @@ static __always_inline void busy_edge(struct cfqx_group_stats *g, __u32 gidx,
 		}
 		__builtin_memcpy(g->comm, comm, sizeof(comm));
 	}
-	bpf_spin_unlock(&e->lock);
-	if (!applied)
-		return;
-	if (d)
-		__sync_fetch_and_add(&d->busy_groups, 1);
-	emit(CFQX_EV_BUSY, key, &g->rl[CFQX_EV_BUSY], 0, 0, pol->event_rate,
-	     comm, now);
+	bpf_spin_unlock(l);
+	if (edge) {
+		if (d)
+			__sync_fetch_and_add(&d->busy_groups, 1);
+		emit(CFQX_EV_BUSY, key, &g->rl[CFQX_EV_BUSY], 0, 0,
+		     pol->event_rate, comm, now);
+	}
+	return true;
 }
 
-/* Idle-edge bookkeeping (pending went 1 -> 0); emits the idle event. */
-static __always_inline void idle_edge(struct cfqx_group_stats *g, __u32 gidx,
-				      struct cfqx_group_key *key, __u64 now)
+/*
+ * One pending request less for @g (it holds one, so @g is still its
+ * group); on 1 -> 0 the idle-edge bookkeeping.
+ */
+static __always_inline void group_leave(struct cfqx_group_stats *g,
+					__u32 gidx,
+					struct cfqx_group_key *key, __u64 now)
 {
 	struct cfqx_dev_stats *d = get_dev(key->dev);
-	struct group_edge *e = bpf_map_lookup_elem(&gedges, &gidx);
+	struct bpf_spin_lock *l = lock_at(gidx);
 	__u64 share = d ? d->share_milli : 0;
 	struct cfqx_policy pol;
-	bool applied = false;
+	bool edge = false;
+	char comm[16];
 
-	if (!e)
+	if (!l)
 		return;
-	bpf_spin_lock(&e->lock);
-	if (e->skip_idle) {
-		e->skip_idle--;		/* a later busy edge did it */
-	} else if (e->busy) {
-		e->busy = 0;
-		applied = true;
+	bpf_spin_lock(l);
+	if (g->pending && --g->pending == 0) {
+		edge = true;
 		g->oldest_queued_ns = 0;
 		g->idle_at_ns = now;
 		if (share > g->busy_share_base)
 			g->entitled_milli += share - g->busy_share_base;
+		__builtin_memcpy(comm, g->comm, sizeof(comm));
 	}
-	bpf_spin_unlock(&e->lock);
-	if (!applied)
+	bpf_spin_unlock(l);
+	if (!edge)
 		return;
 	if (d)
 		__sync_fetch_and_add(&d->busy_groups, -1);
 	read_policy(&pol);
 	emit(CFQX_EV_IDLE, key, &g->rl[CFQX_EV_IDLE], 0, 0, pol.event_rate,
-	     g->comm, now);
+	     comm, now);
 }
 
-/* The group got one more pending request: maybe it became busy. */
-static __always_inline void group_busy(struct cfqx_group_stats *g, __u32 gidx,
-				       struct cfqx_group_key *key,
-				       struct cfqx_policy *pol, __u64 submit_ns,
-				       __u64 now)
+/* A bio of @key's group merged into a request. */
+static __always_inline void count_merge(struct cfqx_group_stats *g,
+					__u32 gidx, __u64 h)
 {
-	if (__sync_fetch_and_add(&g->pending, 1) == 0)
-		busy_edge(g, gidx, key, pol, submit_ns, now);
-}
+	struct bpf_spin_lock *l = lock_at(gidx);
 
-/* The group has one pending request less: maybe it became idle. */
-static __always_inline void group_unbusy(struct cfqx_group_stats *g,
-					 __u32 gidx,
-					 struct cfqx_group_key *key, __u64 now)
-{
-	if (__sync_fetch_and_add(&g->pending, -1) == 1)
-		idle_edge(g, gidx, key, now);
+	if (!l)
+		return;
+	bpf_spin_lock(l);
+	if (g->slot_hash == h)
+		g->merges++;
+	bpf_spin_unlock(l);
 }
 
 /*
@@ -681,7 +824,7 @@ static __always_inline void retire(__u32 gidx, struct cfqx_group_key *key,
 	if (!was_issued)
 		__sync_fetch_and_add(&g->issued, 1);
 	__sync_fetch_and_add(&g->lost, 1);
-	group_unbusy(g, gidx, key, now);
+	group_leave(g, gidx, key, now);
 }
 
 /* ---- creator (bio) records ------------------------------------------ */
@@ -893,7 +1036,7 @@ static __always_inline bool adopt(struct request *rq, __u64 rkey,
 	}
 	if (ret) {
 		stat_inc(CFQX_STAT_INFLIGHT_FULL);
-		group_unbusy(g, owner->gidx, &fresh->key, now);
+		group_leave(g, owner->gidx, &fresh->key, now);
 		return false;
 	}
 	return true;
@@ -1071,7 +1214,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	lat = now - rec.submit_ns;
 	atomic_max(&g->max_lat_ns, lat);
 	charge_service(g, service, now);
-	group_unbusy(g, rec.gidx, &rec.key, now);
+	group_leave(g, rec.gidx, &rec.key, now);
 	return 0;
 }
 
@@ -1114,7 +1257,7 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 			if (copy.state == RQ_ISSUED)
 				__sync_fetch_and_add(&g->lost, 1);
 			__sync_fetch_and_add(&g->merges, 1);
-			group_unbusy(g, copy.gidx, &copy.key, now);
+			group_leave(g, copy.gidx, &copy.key, now);
 		}
 		return 0;
 	}
@@ -1124,7 +1267,7 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 	if (!g)
 		return 0;
 	__sync_fetch_and_add(&g->merges, 1);
-	group_unbusy(g, rec.gidx, &rec.key, now);
+	group_leave(g, rec.gidx, &rec.key, now);
 	return 0;
 }
 
@@ -1178,18 +1321,20 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 
 static __always_inline int bio_merged(struct bio *bio)
 {
+	struct cfqx_group_stats *g, *r = NULL;
 	struct cfqx_group_key key;
-	struct cfqx_group_stats *g;
 	struct cfqx_policy pol;
-	__u32 dev, idx;
+	__u32 dev, idx, dslot;
 
 	if (!bio_wanted(bio, &dev))
 		return 0;
 	read_policy(&pol);
 	classify(&pol, dev, &key);
-	g = get_group(&key, bpf_ktime_get_ns(), &idx);
+	if (get_dev_at(dev, &dslot))
+		r = retired_at(dev, dslot);
+	g = find_group(&key, bpf_ktime_get_ns(), &idx, r);
 	if (g)
-		__sync_fetch_and_add(&g->merges, 1);
+		count_merge(g, idx, cfqx_group_hash(&key));
 	return 0;
 }
 
@@ -1208,11 +1353,13 @@ int BPF_PROG(cfqx_bio_frontmerge, struct bio *bio)
 SEC("tp_btf/block_getrq")
 int BPF_PROG(cfqx_getrq, struct bio *bio)
 {
-	struct cfqx_group_stats *g;
+	struct cfqx_group_stats *g, *r = NULL;
+	struct cfqx_dev_stats *d;
 	struct bio_rec rec = {};
 	struct cfqx_policy pol;
-	__u32 dev;
-	__u64 now;
+	__u32 dev, dslot = 0;
+	__u64 now, h;
+	int tries;
 
 	if (!bio_wanted(bio, &dev))
 		return 0;
@@ -1223,13 +1370,24 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	rec.submit_ns = now;
 	rec.sync = opf_is_sync(bio->bi_opf);
 	rec.flags = BIO_CREATOR;
-	g = get_group(&rec.key, now, &rec.gidx);
-	if (!g)
+	h = cfqx_group_hash(&rec.key);
+	d = get_dev_at(dev, &dslot);
+	if (d)
+		r = retired_at(dev, dslot);
+	for (tries = 0; tries < 2; tries++) {
+		g = find_group(&rec.key, now, &rec.gidx, r);
+		if (!g)
+			return 0;
+		if (group_enter(g, rec.gidx, h, &rec.key, &pol, d, now))
+			break;
+		g = NULL;	/* recycled under us: look it up again */
+	}
+	if (!g) {
+		stat_inc(CFQX_STAT_GROUPS_FULL);
 		return 0;
-	g->last_active_ns = now;
-	/* pending only for a request whose record is kept */
+	}
+	/* a request whose record cannot be kept is not pending */
 	if (!bio_store(ptr_num(bio, P_GETRQ), &rec, now))
-		return 0;
-	group_busy(g, rec.gidx, &rec.key, &pol, now, now);
+		group_leave(g, rec.gidx, &rec.key, now);
 	return 0;
 }

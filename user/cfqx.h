@@ -62,6 +62,9 @@ int cfqx_check_can_load(void);
  */
 int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol);
 
+/* Memory the next cfqx_load() sizes its maps to (bytes; 0: defaults). */
+void cfqx_set_mem_budget(__u64 bytes);
+
 /* Load with defaults unless an instance is pinned already (0 then). */
 int cfqx_ensure_loaded(void);
 

@@ -22,6 +22,7 @@ const char *const cfqx_stat_names[CFQX_STAT_NR] = {
 	[CFQX_STAT_BIOS_FULL] = "bios_full",
 	[CFQX_STAT_STALE] = "stale_retired",
 	[CFQX_STAT_DEEP_WALK] = "deep_walk",
+	[CFQX_STAT_RECYCLED] = "groups_recycled",
 };
 
 void cfqx_snapshot_free(struct cfqx_snapshot *s)
@@ -111,7 +112,9 @@ const char *cfqx_group_by_str(__u32 by)
 
 void cfqx_group_label(const struct cfqx_group_row *g, char *buf, size_t len)
 {
-	if (g->key.flags & CFQX_GF_KTHREAD)
+	if (g->key.flags & CFQX_GF_RETIRED)
+		snprintf(buf, len, "retired (recycled groups)");
+	else if (g->key.flags & CFQX_GF_KTHREAD)
 		snprintf(buf, len, "kthread %" PRIu64 " (%s)",
 			 (uint64_t)g->key.id, g->name[0] ? g->name : "?");
 	else if (g->name[0])
@@ -162,9 +165,10 @@ static void group_json(FILE *f, const struct cfqx_snapshot *s,
 
 	fprintf(f, "{\"group_by\":");
 	cfqx_json_str(f, cfqx_group_by_str(g->key.group_by));
-	fprintf(f, ",\"id\":%" PRIu64 ",\"kthread\":%s,\"name\":",
+	fprintf(f, ",\"id\":%" PRIu64 ",\"kthread\":%s,\"retired\":%s,\"name\":",
 		(uint64_t)g->key.id,
-		g->key.flags & CFQX_GF_KTHREAD ? "true" : "false");
+		g->key.flags & CFQX_GF_KTHREAD ? "true" : "false",
+		g->key.flags & CFQX_GF_RETIRED ? "true" : "false");
 	cfqx_json_str(f, g->name);
 	fprintf(f, ",\"cgroup\":");
 	cfqx_json_str(f, g->cgroup);

@@ -25,7 +25,9 @@ static void load_usage(FILE *f)
 		"  --policy KEY  group by tgid (default), pgid, uid, gid or cgroup\n"
 		"  --quantum N, --fifo-expire-sync MS, ...  any policy field (see cfqx policy --help)\n"
 		"  --elevator    also switch each --dev to the cfqx elevator (kernel module)\n"
-		"                and give it the policy map\n",
+		"                and give it the policy map\n"
+		"  --mem-budget MIB  size the maps to at most MIB MiB (the groups table\n"
+		"                gets what the fixed maps leave; default: 8192 groups)\n",
 		CFQX_PIN_ROOT);
 }
 
@@ -105,12 +107,14 @@ int cfqx_cmd_load(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "elevator", no_argument, NULL, 'e' },
+		{ "mem-budget", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char names[MAX_DEVS][32], err[256];
 	__u32 devs[MAX_DEVS];
 	int ndevs = 0, elevator = 0, i, c, key;
+	__u32 mib;
 
 	for (i = 1; i < argc; i++) {
 		/* policy field options first: --quantum 8 etc. */
@@ -129,7 +133,7 @@ int cfqx_cmd_load(int argc, char **argv)
 	}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:d:p:eh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:d:p:em:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (ndevs == MAX_DEVS) {
@@ -156,6 +160,14 @@ int cfqx_cmd_load(int argc, char **argv)
 			break;
 		case 'e':
 			elevator = 1;
+			break;
+		case 'm':
+			if (cfqx_parse_u32(optarg, 1 << 20, &mib) || !mib) {
+				cfqx_err("bad --mem-budget %s (MiB, 1 .. 1048576)",
+					 optarg);
+				return CFQX_EXIT_USAGE;
+			}
+			cfqx_set_mem_budget((__u64)mib << 20);
 			break;
 		case 'h':
 			load_usage(stdout);

@@ -92,6 +92,56 @@ static void remove_all(void)
 	rmdir(CFQX_PIN_ROOT);
 }
 
+static __u64 mem_budget;	/* bytes; 0: the object's own sizes */
+
+void cfqx_set_mem_budget(__u64 bytes)
+{
+	mem_budget = bytes;
+}
+
+static __u64 map_bytes(const struct bpf_map *m)
+{
+	return (__u64)bpf_map__max_entries(m) *
+		(bpf_map__key_size(m) + bpf_map__value_size(m));
+}
+
+/*
+ * Size the groups table to the memory budget: what the fixed maps
+ * (records, devices, ring buffer) do not take, in a power of 2 of
+ * groups.  -1 with a line when the budget cannot hold 64 groups.
+ */
+static int size_maps(struct cfqx_bpf *skel)
+{
+	struct bpf_map *m, *groups = skel->maps.groups, *locks = skel->maps.glocks;
+	__u64 fixed = 0, per, n = 1, room;
+	__u32 extra = bpf_map__max_entries(groups) - skel->rodata->group_mask - 1;
+
+	if (!mem_budget)
+		return 0;
+	bpf_object__for_each_map(m, skel->obj)
+		if (m != groups && m != locks)
+			fixed += bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF ?
+				bpf_map__max_entries(m) : map_bytes(m);
+	per = bpf_map__value_size(groups) + bpf_map__value_size(locks) + 8;
+	room = mem_budget > fixed ? mem_budget - fixed : 0;
+	while (n * 2 * per + extra * per <= room && n < (1u << 20))
+		n *= 2;
+	if (n < 64) {
+		cfqx_err("memory budget of %llu KiB too small: the fixed maps take %llu KiB, 64 groups %llu KiB more",
+			 (unsigned long long)(mem_budget >> 10),
+			 (unsigned long long)(fixed >> 10),
+			 (unsigned long long)((64 + extra) * per >> 10));
+		return -1;
+	}
+	if (bpf_map__set_max_entries(groups, n + extra) ||
+	    bpf_map__set_max_entries(locks, n + extra)) {
+		cfqx_err("cannot size the groups map: %s", strerror(errno));
+		return -1;
+	}
+	skel->rodata->group_mask = n - 1;
+	return 0;
+}
+
 int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol)
 {
 	struct cfqx_policy def = CFQX_POLICY_DEFAULT;
@@ -122,6 +172,10 @@ int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol)
 	skel->rodata->nr_filter_devs = ndevs;
 	for (i = 0; i < ndevs; i++)
 		skel->rodata->filter_devs[i] = devs[i];
+	if (size_maps(skel)) {
+		cfqx_bpf__destroy(skel);
+		return -1;
+	}
 	err = cfqx_bpf__load(skel);
 	if (err) {
 		cfqx_err("cannot load the BPF programs: %s (CFQX_DEBUG=1 shows the verifier log)",

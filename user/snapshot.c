@@ -89,6 +89,10 @@ static void name_group(struct cfqx_group_row *g)
 
 	g->name[0] = 0;
 	g->cgroup[0] = 0;
+	if (g->key.flags & CFQX_GF_RETIRED) {
+		snprintf(g->name, sizeof(g->name), "retired");
+		return;
+	}
 	if (g->key.flags & CFQX_GF_KTHREAD) {
 		read_comm(g->key.id, g->name, sizeof(g->name));
 		if (!g->name[0])

@@ -123,6 +123,11 @@ struct cfqx_policy {
 					 * id is the kthread's tgid, shown as
 					 * its own group, never charged to a
 					 * user */
+#define CFQX_GF_RETIRED		0x2	/* not a group: a device's retired
+					 * bucket, the totals of groups that
+					 * were recycled (idle, by age or
+					 * under pressure), so that the sum
+					 * over groups is still the device's */
 
 struct cfqx_group_key {
 	__u32 dev;		/* kernel dev_t: major << 20 | minor */
@@ -273,6 +278,8 @@ enum cfqx_stat {
 					 * complete, retired (repaired) */
 	CFQX_STAT_DEEP_WALK,		/* creator bio not found within the
 					 * bio walk bound: untracked */
+	CFQX_STAT_RECYCLED,		/* idle groups folded into their
+					 * device's retired bucket and reused */
 	CFQX_STAT_NR,
 };
 

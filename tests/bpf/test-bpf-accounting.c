@@ -23,7 +23,7 @@
  * usage: test-bpf-accounting [--cfqx PATH] [--bpf-obj PATH] [--bpftool PATH]
  *                [--no-bpftool | --require-bpftool] [--dir DIR] [--size-mb N]
  *                [--only bad-input|policy|live-switch|budget|scheduler|
- *                        writeback|sync|elevator|bpftool]
+ *                        writeback|sync|soak|elevator|bpftool]
  * Defaults: $CFQX_BIN, else cfqx next to this binary, else in $PATH;
  * $CFQX_BPF_OBJ, else build/cfqx.bpf.o; bpftool from $PATH, its phase
  * skipped (said so) when there is none unless --require-bpftool.
@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
@@ -1553,6 +1554,99 @@ static void phase_sync(void)
 	printf("ok: ext4: fsync, O_SYNC, fio fsync=1, O_DSYNC, zero-range, FITRIM: groups add up, idle at the end\n");
 }
 
+/* ---- soak: many short-lived groups ----------------------------------- */
+
+#define SOAK_PROCS	100000
+#define SOAK_FORKERS	2
+
+/* @n children of this forker, each one 4 KiB O_DIRECT write, then exit. */
+static int soak_forker(int fd, int idx, int n)
+{
+	void *buf;
+	int i, st;
+
+	if (posix_memalign(&buf, 4096, 4096))
+		return 1;
+	memset(buf, 0x42, 4096);
+	for (i = 0; i < n; i++) {
+		off_t off = RAW_BASE + (((off_t)idx * n + i) % 1024) * 4096;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 1;
+		if (!pid)
+			_exit(pwrite(fd, buf, 4096, off) == 4096 ? 0 : 1);
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * SOAK_PROCS processes, each its own tgid group doing one write, with
+ * the maps sized to a 4 MiB budget (a few hundred groups): idle groups
+ * are recycled into the device's retired bucket, nothing is ever
+ * unattributed (groups_full 0) and the totals stay exact.
+ */
+static void phase_soak(void)
+{
+	const char *what = "soak";
+	unsigned long long recycled, sum_w, dev_w;
+	pid_t forkers[SOAK_FORKERS];
+	struct jnode *root, *dev, *c;
+	int i, fd, st, ok = 1;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (CFQX("load", "--dev", loopdev, "--policy", "tgid",
+		 "--mem-budget", "4"))
+		die("cfqx load --mem-budget 4 failed: %s", rr.err);
+	we_loaded = 1;
+	fd = open(loopdev, O_RDWR | O_DIRECT);
+	if (fd < 0)
+		die("open %s: %s", loopdev, strerror(errno));
+	fflush(NULL);
+	for (i = 0; i < SOAK_FORKERS; i++) {
+		forkers[i] = fork();
+		if (forkers[i] < 0)
+			die("fork: %s", strerror(errno));
+		if (!forkers[i])
+			_exit(soak_forker(fd, i, SOAK_PROCS / SOAK_FORKERS));
+	}
+	for (i = 0; i < SOAK_FORKERS; i++)
+		if (waitpid(forkers[i], &st, 0) != forkers[i] ||
+		    !WIFEXITED(st) || WEXITSTATUS(st))
+			ok = 0;
+	close(fd);
+	check(ok, "%s: a forker or one of its processes failed", what);
+	root = wait_idle(what, &dev);
+	c = jget(root, "counters");
+	recycled = jnum(c, "groups_recycled");
+	check(jnum(c, "groups_full") == 0, "%s: groups_full %llu", what,
+	      jnum(c, "groups_full"));
+	dev_w = dev ? jnum(dev, "write_rqs") : 0;
+	sum_w = dev ? jnum(jget(dev, "group_sum"), "write_rqs") : 0;
+	check(dev && exact(dev_w, SOAK_PROCS, 1) && exact(sum_w, SOAK_PROCS, 1) &&
+	      jnum(dev, "write_bytes") == dev_w * 4096,
+	      "%s: device %llu writes (%llu bytes), groups %llu; want %d (prog_misses %llu, unmatched %llu, untracked %llu)",
+	      what, dev_w, dev ? jnum(dev, "write_bytes") : 0, sum_w,
+	      SOAK_PROCS, cur_misses, jnum(c, "unmatched"),
+	      dev ? jnum(dev, "untracked_rqs") : 0);
+	check(recycled + 1024 >= SOAK_PROCS,
+	      "%s: only %llu groups recycled for %d processes", what,
+	      recycled, SOAK_PROCS);
+	check_clean_counters(root, what);
+	if (getenv("CFQX_TEST_DEBUG"))
+		printf("debug: %s\n", rr.out);
+	free_stats(root);
+	unload();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("ok: soak: %d short-lived processes under tgid in a 4 MiB budget: %llu groups recycled, groups_full 0, totals exact (%.1f s)\n",
+	       SOAK_PROCS, recycled,
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+}
+
 static int read_sys(const char *fmt, char *buf, size_t len)
 {
 	char path[256];
@@ -1889,6 +1983,8 @@ int main(int argc, char **argv)
 		phase_writeback();
 	if (!only || !strcmp(only, "sync"))
 		phase_sync();
+	if (!only || !strcmp(only, "soak"))
+		phase_soak();
 	if (!only || !strcmp(only, "elevator"))
 		phase_elevator();
 	if (!only || !strcmp(only, "bpftool"))
