@@ -39,7 +39,17 @@ $UDEVD --debug > "$STATE/udevd.log" 2>&1 &
 upid=$!
 on_exit "kill $upid; wait $upid"
 wait_until 30 "systemd-udevd listening on /run/udev/control" test -S /run/udev/control
-udevadm trigger --settle --action=add "/sys/class/block/$name"
+# The control socket comes before udevd's event loop and its netlink
+# monitor: a uevent sent in between is never seen and `trigger --settle`
+# would wait for it for ever.  --ping returns once the loop runs; every
+# settle is bounded and fails clearly.
+udev_ready() { udevadm control --ping --timeout=5 2>/dev/null; }
+wait_until 30 "systemd-udevd answers a ping" udev_ready
+trigger() { # trigger ACTION: a uevent on the loop device, waited for
+	timeout 60 udevadm trigger --settle --action="$1" "/sys/class/block/$name" ||
+		{ echo "FAIL: udev did not handle the $1 uevent within 60 s"; exit 1; }
+}
+trigger add
 
 reads() { awk '{ print $1 }' "/sys/class/block/$name/stat"; }
 flush() { blockdev --flushbufs "$loop"; sync; }
@@ -59,7 +69,7 @@ fired_lines() { [ "$(cat "$fired" 2>/dev/null | wc -l)" -ge "$1" ]; }
 # 1. plain change: udev probes the disk
 flush
 r0=$(reads)
-udevadm trigger --settle --action=change "/sys/class/block/$name"
+trigger change
 r1=$(reads)
 say "plain change: reads $r0 -> $r1"
 check "a plain change uevent reads the device (blkid probe)" [ "$r1" -gt "$r0" ]
