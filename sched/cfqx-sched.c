@@ -154,7 +154,6 @@ void cfqx_sched_init(struct cfqx_sched *s, const struct cfqx_sched_device *d)
 	if (!s->dev.tags)
 		s->dev.tags = 1;
 	s->depth = CFQX_INITIAL_DEPTH;
-	s->depth_eff = s->dev.tags;
 }
 
 void cfqx_sched_set_tags(struct cfqx_sched *s, u32 tags)
@@ -668,7 +667,6 @@ static void refresh(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now)
 	can = s->nr_head ||
 		(s->nr_queued && s->in_flight < hard_cap(s, p) && g);
 	WRITE_ONCE(s->can_dispatch, can);
-	WRITE_ONCE(s->depth_eff, cfqx_sched_depth(s, p));
 }
 
 /* After a call without a policy: refresh with the last one seen. */

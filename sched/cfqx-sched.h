@@ -121,7 +121,6 @@ struct cfqx_sched {
 	u32 nr_queued;
 	u32 in_flight;
 	u32 depth;			/* contended depth, learned */
-	u32 depth_eff;			/* ... clamped by policy and tags */
 	u32 nr_head;
 	u32 nr_backlogged;		/* groups queued or in flight */
 	u32 window_rqs;			/* completions in the measuring window */
