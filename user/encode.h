@@ -38,7 +38,8 @@ static inline void cfqx__put8(char *e, uint32_t v)
 }
 
 /* v < 10^8 without padding. */
-static inline char *cfqx__put_small(char *d, uint32_t v)
+static inline __attribute__((always_inline)) char *cfqx__put_small(char *d,
+								  uint32_t v)
 {
 	unsigned int n = v < 100 ? (v < 10 ? 1 : 2) :
 			 v < 10000 ? (v < 1000 ? 3 : 4) :
@@ -60,7 +61,8 @@ static inline char *cfqx__put_small(char *d, uint32_t v)
 	return d + n;
 }
 
-static inline char *cfqx_put_u64(char *d, uint64_t v)
+static inline __attribute__((always_inline)) char *cfqx_put_u64(char *d,
+							       uint64_t v)
 {
 	if (v < 100000000u)
 		return cfqx__put_small(d, (uint32_t)v);

@@ -33,6 +33,8 @@
 #include "pipeline_wake.h"
 
 #define BATCH		256	/* records per reader and per notifier batch */
+#define RING_PREFETCH	8192	/* bytes ahead of the reader */
+#define SPIN		256	/* pauses (~15 us) before the notifier sleeps */
 #define ABORT_SIGNAL	SIGURG	/* ignored by default: harmless if stray */
 #define SAY_MAX		5	/* error lines per kind, then only counted */
 
@@ -111,17 +113,27 @@ static void wait_room(struct cfqx_pipe *p)
 static enum cfqx_ring_rec read_batch(struct cfqx_pipe *p, uint64_t prod,
 				     unsigned int room, unsigned int *nread)
 {
-	struct cfqx_ring *r = &p->ring;
+	/* The walk on local copies: nothing the stores could alias. */
+	struct cfqx_ring r = p->ring;
+	struct cfqx_event *stage = p->stage;
 	unsigned int n = 0, got = 0, bad = 0, full = 0;
 	int drop = p->o.drop_when_full;
 	enum cfqx_ring_rec st = CFQX_RING_NONE;
-	uint64_t start = r->cons;
+	uint64_t start = r.cons, ahead, pf_line = 0;
 
 	while (got < BATCH && (drop || n < room)) {
 		const void *s;
 		uint32_t len;
 
-		st = cfqx_ring_next(r, prod, &s, &len);
+		/* The hardware prefetcher stops at page boundaries: ask
+		 * for each cache line two pages ahead (its TLB walk
+		 * included), once. */
+		ahead = (r.cons + RING_PREFETCH) >> 6;
+		if (ahead != pf_line) {
+			pf_line = ahead;
+			__builtin_prefetch(r.data + ((ahead << 6) & r.mask));
+		}
+		st = cfqx_ring_next(&r, prod, &s, &len);
 		if (st == CFQX_RING_DISCARDED)
 			continue;
 		if (st != CFQX_RING_SAMPLE)
@@ -130,14 +142,15 @@ static enum cfqx_ring_rec read_batch(struct cfqx_pipe *p, uint64_t prod,
 		if (len != sizeof(struct cfqx_event))
 			bad++;
 		else if (n < room)
-			memcpy(&p->stage[n++], s, sizeof(struct cfqx_event));
+			memcpy(&stage[n++], s, sizeof(struct cfqx_event));
 		else
 			full++;
 	}
+	p->ring.cons = r.cons;
 	if (n)
 		kfifo_in(&p->fifo, p->stage, n);	/* one publish */
-	if (r->cons != start)
-		cfqx_ring_commit(r);			/* one consumer_pos store */
+	if (r.cons != start)
+		cfqx_ring_commit(&p->ring);		/* one consumer_pos store */
 	if (got) {
 		cfqx_count(&p->c.read, got);
 		cfqx_count(&p->c.kfifo_full, full);
@@ -392,6 +405,21 @@ static void handle_batch(struct cfqx_pipe *p, const struct cfqx_event *evs,
 	cfqx_count(&p->c.notifier_batches, 1);
 }
 
+/*
+ * In a storm the next batch is microseconds away: look for it a little
+ * before sleeping, so that neither side pays a system call per batch.
+ */
+static int spin_for_data(struct cfqx_pipe *p)
+{
+	for (unsigned int i = 0; i < SPIN; i++) {
+		__builtin_ia32_pause();
+		if (!kfifo_is_empty(&p->fifo) ||
+		    atomic_load_explicit(&p->reader_done, memory_order_acquire))
+			return 1;
+	}
+	return 0;
+}
+
 static void on_abort_signal(int sig)
 {
 	(void)sig;	/* only there to interrupt a blocked write() */
@@ -422,6 +450,8 @@ static void *notifier_main(void *arg)
 				break;
 			continue;
 		}
+		if (spin_for_data(p))
+			continue;
 		cfqx_wake_prepare(&p->data);
 		if (!kfifo_is_empty(&p->fifo) ||
 		    atomic_load_explicit(&p->reader_done, memory_order_acquire)) {
@@ -546,6 +576,7 @@ int cfqx_pipe_run(struct cfqx_pipe *p, char *err, size_t errlen)
 	r = pthread_create(&p->notifier, NULL, notifier_main, p);
 	if (!r) {
 		p->notifier_started = 1;
+		pthread_setname_np(p->notifier, "cfqx-notifier");
 		r = pthread_create(&p->reader, NULL, reader_main, p);
 	}
 	if (r) {
@@ -555,6 +586,7 @@ int cfqx_pipe_run(struct cfqx_pipe *p, char *err, size_t errlen)
 		return -r;
 	}
 	p->reader_started = 1;
+	pthread_setname_np(p->reader, "cfqx-reader");
 	return 0;
 }
 

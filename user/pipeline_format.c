@@ -56,30 +56,6 @@ static const char *group_by_name(unsigned int gb)
 	return gb < CFQX_BY_NR ? cfqx_group_by_names[gb] : "unknown";
 }
 
-static void set_seq(struct cfqx_fmt *f, uint64_t seq)
-{
-	char *e = put_lit(f->seq_txt, "{\"seq\":");
-
-	e = cfqx_put_u64(e, seq);
-	f->seq = seq;
-	f->seq_len = (unsigned int)(e - f->seq_txt);
-}
-
-/* seq + 1 in place: only the digits that carry change. */
-static void next_seq(struct cfqx_fmt *f)
-{
-	char *p = f->seq_txt + f->seq_len - 1;
-
-	while (*p == '9')
-		*p-- = '0';
-	if (*p == ':') {	/* 99..9 + 1: one digit more */
-		set_seq(f, f->seq + 1);
-		return;
-	}
-	(*p)++;
-	f->seq++;
-}
-
 static void set_a(struct cfqx_fmt *f, uint32_t kind, uint32_t dev)
 {
 	char *e = f->a_txt;
@@ -134,7 +110,6 @@ void cfqx_fmt_init(struct cfqx_fmt *f)
 	static const char none[16];
 
 	memset(f, 0, sizeof(*f));
-	set_seq(f, 0);
 	set_a(f, 0, 0);
 	set_f(f, 0);
 	set_b(f, 0, none);
@@ -149,20 +124,34 @@ void cfqx_fmt_init(struct cfqx_fmt *f)
 	}
 }
 
+/* A timestamp: the high digits from the cache, the low 8 made anew. */
+static char *put_ts(struct cfqx_fmt *f, char *d, uint64_t ts)
+{
+	uint64_t hi = ts / 100000000u;
+
+	if (!hi || hi >= 100000000u)
+		return cfqx_put_u64(d, ts);
+	if (hi != f->ts_hi) {
+		f->ts_hi = hi;
+		f->ts_hi_len = (unsigned int)(cfqx__put_small(f->ts_hi_txt,
+					      (uint32_t)hi) - f->ts_hi_txt);
+	}
+	d = cfqx_copy_fast(d, f->ts_hi_txt, f->ts_hi_len);
+	cfqx__put8(d + 8, (uint32_t)(ts - hi * 100000000u));
+	return d + 8;
+}
+
 char *cfqx_fmt_json(struct cfqx_fmt *f, char *d, const struct cfqx_event *ev,
 		    uint64_t seq, const char *uuid)
 {
 	unsigned int gb = ev->group_by < CFQX_BY_NR ? ev->group_by : 0;
 
-	if (seq == f->seq + 1)
-		next_seq(f);
-	else
-		set_seq(f, seq);
-	d = cfqx_copy_fast(d, f->seq_txt, f->seq_len);
+	d = put_lit(d, "{\"seq\":");
+	d = cfqx_put_u64(d, seq);
 	if (ev->kind != f->a_kind || ev->dev != f->a_dev)
 		set_a(f, ev->kind, ev->dev);
 	d = cfqx_copy_fast(d, f->a_txt, f->a_len);
-	d = cfqx_put_u64(d, ev->ts_ns);
+	d = put_ts(f, d, ev->ts_ns);
 	d = cfqx_copy_fast(d, f->g_txt[gb], f->g_len[gb]);
 	d = cfqx_put_u64(d, ev->id);
 	if (ev->flags != f->f_flags)

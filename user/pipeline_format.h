@@ -4,8 +4,8 @@
  * (`cfqx events --json`, `cfqx run --json`) and one human line (`cfqx
  * events`).  A formatter remembers the text of the fields of the previous
  * event and re-encodes only the fields that changed (an event storm
- * repeats device, kind, group_by, flags and comm; the sequence number is
- * incremented as text).  Integers are encoded without printf (encode.h).
+ * repeats device, kind, group_by, flags, suppressed and comm).  Integers
+ * are encoded without printf (encode.h).
  *
  * JSON keys, in this order: seq, event, kind, dev ("MAJ:MIN"), ts_ns,
  * group_by, id, flags, value, value2, suppressed, comm (printable ASCII,
@@ -25,14 +25,14 @@
 #define CFQX_LINE_SLACK		64
 
 struct cfqx_fmt {
-	/* `{"seq":N`: N incremented in place */
-	uint64_t seq;
-	unsigned int seq_len;
-	char seq_txt[64];
 	/* `,"event":"E","kind":K,"dev":"M:m","ts_ns":` */
 	uint32_t a_kind, a_dev;
 	unsigned int a_len;
 	char a_txt[96];
+	/* ts_ns / 10^8: its digits change once every 100 ms */
+	uint64_t ts_hi;
+	unsigned int ts_hi_len;
+	char ts_hi_txt[32];
 	/* `,"group_by":"G","id":` for each group_by */
 	unsigned int g_len[CFQX_BY_NR];
 	char g_txt[CFQX_BY_NR][32];

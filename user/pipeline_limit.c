@@ -33,14 +33,15 @@ struct cfqx_rate_slot {
 	uint64_t pending;	/* suppressed, not yet carried */
 };
 
-static uint64_t mix64(uint64_t x)
+/* Multiplicative hashing: the top bits of the product index the table. */
+static unsigned int slot_of(const struct key *k)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
+	uint64_t h = (k->id ^ ((uint64_t)k->kind << 48 |
+			       (uint64_t)k->group_by << 32)) *
+		     0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)k->dev * 0xc2b2ae3d27d4eb4full;
+	return (unsigned int)(h >> (64 - CFQX_LIMIT_BITS));
 }
 
 /*
@@ -51,8 +52,7 @@ static uint64_t mix64(uint64_t x)
 static struct head *probe(void *base, size_t stride, const struct key *k,
 			  uint64_t clock, int *found)
 {
-	uint64_t h = mix64(k->id ^ ((uint64_t)k->dev << 32) ^
-			   ((uint64_t)k->group_by << 16) ^ k->kind);
+	unsigned int h = slot_of(k);
 	struct head *victim = NULL;
 
 	for (unsigned int i = 0; i < CFQX_LIMIT_PROBE; i++) {

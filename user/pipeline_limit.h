@@ -20,7 +20,8 @@
 
 #include "pipeline.h"
 
-#define CFQX_LIMIT_SLOTS	4096	/* per table, a power of two */
+#define CFQX_LIMIT_BITS		12
+#define CFQX_LIMIT_SLOTS	(1u << CFQX_LIMIT_BITS)	/* per table */
 #define CFQX_LIMIT_PROBE	8
 
 struct cfqx_incident_slot;

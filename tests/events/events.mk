@@ -87,9 +87,9 @@ test-events-tsan: $(EV_TOOLS)
 # Fault injection: a sink that fails (file size limit), one that stalls
 # (a FIFO nobody reads: bounded SIGTERM, exact counters) and resumes, and
 # --once against a producer that never stops.
-test-events-sinkfail: $(EV_TOOLS) $(CFQX_BIN)
+test-events-sinkfail: $(EV_TOOLS) $(BUILD)/cfqx-asan
 	$(Q)$(call run_test,events-sinkfail) $(EV_DIR)/storm.sh sinkfail
-test-events-sinkstall: $(EV_TOOLS) $(CFQX_BIN)
+test-events-sinkstall: $(EV_TOOLS) $(CFQX_BIN) $(BUILD)/cfqx-asan
 	$(Q)$(call run_test,events-sinkstall) $(EV_DIR)/storm.sh sinkstall
 test-events-once: $(EV_TOOLS) $(CFQX_BIN)
 	$(Q)$(call run_test,events-once) $(EV_DIR)/storm.sh once

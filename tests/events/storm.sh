@@ -276,6 +276,8 @@ tsan)
 sinkfail)
 	# A file size limit (RLIMIT_FSIZE, SIGXFSZ ignored): after ~1 MiB
 	# every write fails with EFBIG, the first one part way through a line.
+	# The error paths run under ASan/UBSan.
+	CFQX=$ROOT/build/cfqx-asan
 	"$BIN/cfqx-storm" --maps "$MAPS" --create $RING --events 0 > /dev/null
 	mkdir -p "$STATE/d"
 	(ulimit -f 1024; exec "$CFQX" run --no-load --no-uevents --maps "$MAPS" \
@@ -306,6 +308,7 @@ sinkfail)
 		grep -q "^cfqx run: $(j .json_failed "$c") JSON lines lost" "$STATE/d.stderr"
 	;;
 sinkstall)
+	CFQX=$ROOT/build/cfqx-asan	# the abort path under ASan/UBSan
 	"$BIN/cfqx-storm" --maps "$MAPS" --create $RING --events 0 > /dev/null
 	# 1. A FIFO held open by us and never read: the daemon's write
 	#    blocks, the kfifo fills, the reader waits; SIGTERM must end it in
