@@ -6,7 +6,9 @@
  * generator has written --events records (--fill: tried --events times;
  * --until-signal: until SIGTERM or SIGINT, so a test can stop it when it
  * has seen what it waits for), and prints its counters as one JSON
- * object: tried == written + rb_drops, exactly.
+ * object: tried == written + rb_drops, exactly.  --ready FILE creates FILE
+ * once the first record is in the ring, so a test need not guess when a
+ * producer it started in the background has begun.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -77,9 +79,10 @@ int main(int argc, char **argv)
 		{ "pace", required_argument, NULL, 'P' },
 		{ "fill", no_argument, NULL, 'F' },
 		{ "until-signal", no_argument, NULL, 'S' },
+		{ "ready", required_argument, NULL, 'R' },
 		{ 0 }
 	};
-	const char *maps = NULL;
+	const char *maps = NULL, *ready = NULL;
 	unsigned long long want = 1000, create = 0;
 	unsigned int per = 1000, ma, mi;
 	struct cfqx_storm_bpf *skel;
@@ -103,6 +106,7 @@ int main(int argc, char **argv)
 		case 'P': skel->bss->pace_bytes = strtoull(optarg, NULL, 0); break;
 		case 'F': fill = 1; break;
 		case 'S': until_signal = 1; break;
+		case 'R': ready = optarg; break;
 		case 'd':
 			if (sscanf(optarg, "%u:%u", &ma, &mi) != 2)
 				return die("--dev wants MAJOR:MINOR");
@@ -159,6 +163,13 @@ int main(int argc, char **argv)
 
 		skel->bss->per_trigger = left < per ? (__u32)left : per;
 		syscall(SYS_getppid);
+		if (ready && skel->bss->written) {
+			FILE *f = fopen(ready, "w");
+
+			if (!f || fclose(f))
+				return die("cannot create the --ready file");
+			ready = NULL;
+		}
 		if (skel->bss->pace_bytes && skel->bss->per_trigger)
 			sched_yield();
 	}

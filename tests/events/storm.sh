@@ -369,11 +369,15 @@ sinkstall)
 	;;
 once)
 	"$BIN/cfqx-storm" --maps "$MAPS" --create $RING --events 0 > /dev/null
-	# a producer that does not stop: --once must still finish
-	"$BIN/cfqx-storm" --maps "$MAPS" --fill --events 4000000000 \
-		--per-trigger 64 > /dev/null &
+	# a producer that does not stop: --once must still finish.  Run 1
+	# starts only once the producer has written (--ready), so every run
+	# really overlaps a live producer and has something to read.
+	"$BIN/cfqx-storm" --maps "$MAPS" --until-signal --per-trigger 64 \
+		--ready "$STATE/producing" > /dev/null &
 	spid=$!
 	on_exit "kill $spid"
+	wait_for 60 test -e "$STATE/producing" ||
+		{ say "FAIL: the producer wrote nothing within 60 s"; exit 1; }
 	for i in 1 2 3; do
 		timeout 60 "$CFQX" run --no-load --no-uevents --once --maps "$MAPS" \
 			--state-dir "$STATE/o$i" --json "$STATE/o$i.jsonl"
