@@ -13,6 +13,7 @@ PACKAGES=(
 	linux-source-6.12
 	qemu-system-x86 busybox-static cpio xz-utils kmod
 	fio udev util-linux e2fsprogs procps jq gnuplot-nox bpftrace
+	libbpf-tools
 	prometheus curl iproute2
 )
 
