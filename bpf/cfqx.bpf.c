@@ -68,6 +68,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define CFQX_BIO_WALK_MAX	65536	/* then with bpf_loop: > any request's
 					 * bio count (nr_phys_segments is u16) */
 #define CFQX_CAS_TRIES		16
+#define CFQX_MAX_CPUS		8192	/* bound of the per-CPU fold loop */
+#define CFQX_SHARE_TAB		64	/* 1000 / busy tabulated up to this */
 #define CFQX_RINGBUF_SIZE	(1 << 20)
 
 #define PF_KTHREAD_FLAG		0x00200000	/* include/linux/sched.h */
@@ -130,7 +132,7 @@ struct {
  */
 struct group_lock {
 	struct bpf_spin_lock lock;
-	__u32 pad;
+	__u32 pad[15];		/* a line each: no false sharing */
 };
 
 struct {
@@ -139,6 +141,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct group_lock);
 } glocks SEC(".maps");
+
+/*
+ * The counters every request moves, per CPU (same index as "groups"),
+ * summed by user space: no cache line is shared between CPUs on the hot
+ * path.  Atomic adds all the same: a program in an interrupt can nest on
+ * another one on this CPU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CFQX_MAX_GROUPS + CFQX_MAX_DEVICES);
+	__type(key, __u32);
+	__type(value, struct cfqx_group_counts);
+} gcounts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -161,6 +176,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cfqx_dev_stats);
 } devstats SEC(".maps");
+
+/* Per-CPU completion counters of each devstats entry (same index). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CFQX_MAX_DEVICES);
+	__type(key, __u32);
+	__type(value, struct cfqx_dev_counts);
+} dcounts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -189,14 +212,16 @@ struct bio_rec {
 	__u32 flags;		/* BIO_* */
 	__u32 sync;
 	__u32 gidx;		/* index of the group in "groups" */
-	__u32 pad;
+	__u32 dslot;		/* index of its device in "devstats" */
 };
 
 #define CFQX_SLOTS		4096	/* direct-mapped records */
 
+/* One cache line each: a record moves between CPUs as one line. */
 struct bio_slot {
 	__u64 bio;		/* owner; 0 = free */
 	struct bio_rec rec;
+	__u64 pad[2];
 };
 
 struct {
@@ -228,12 +253,13 @@ struct rq_rec {
 	__u32 state;		/* RQ_* */
 	__u32 dir;
 	__u32 gidx;		/* index of the group in "groups" */
-	__u32 pad;
+	__u32 dslot;		/* index of its device in "devstats" */
 };
 
 struct rq_slot {
 	__u64 rq;		/* owner; 0 = free */
 	struct rq_rec rec;
+	__u64 pad;
 };
 
 struct {
@@ -425,15 +451,24 @@ static __always_inline struct cfqx_dev_stats *get_dev_at(__u32 dev,
 	return NULL;
 }
 
-static __always_inline struct cfqx_dev_stats *get_dev(__u32 dev)
+/* The devstats entry at @dslot, as found at getrq: no probing. */
+static __always_inline struct cfqx_dev_stats *dev_at(__u32 dslot)
 {
-	return get_dev_at(dev, NULL);
+	return bpf_map_lookup_elem(&devstats, &dslot);
 }
 
 static __always_inline struct cfqx_group_stats *group_at(__u32 idx)
 {
 	return bpf_map_lookup_elem(&groups, &idx);
 }
+
+/* This CPU's counters of group @idx. */
+static __always_inline struct cfqx_group_counts *counts_at(__u32 idx)
+{
+	return bpf_map_lookup_elem(&gcounts, &idx);
+}
+
+#define CADD(c, f, v)	__sync_fetch_and_add(&(c)->f, (v))
 
 static __always_inline struct bpf_spin_lock *lock_at(__u32 idx)
 {
@@ -444,11 +479,13 @@ static __always_inline struct bpf_spin_lock *lock_at(__u32 idx)
 
 /* The retired bucket of the device at devstats slot @dslot. */
 static __always_inline struct cfqx_group_stats *retired_at(__u32 dev,
-							   __u32 dslot)
+							   __u32 dslot,
+							   __u32 *ridx)
 {
 	__u32 idx = group_mask + 1 + (dslot & (CFQX_MAX_DEVICES - 1));
 	struct cfqx_group_stats *r = group_at(idx);
 
+	*ridx = idx;
 	if (r && !r->slot_hash) {
 		/* same values from every CPU: plain stores are fine */
 		r->key.dev = dev;
@@ -463,8 +500,9 @@ static __always_inline struct cfqx_group_stats *retired_at(__u32 dev,
 #define FOLD(f)	__sync_fetch_and_add(&r->f, g->f)
 
 /*
- * Fold idle group @g into retired bucket @r and clear it; under @g's
- * lock, with no request of @g pending, so nothing else writes @g.
+ * Fold the shared part of idle group @g into retired bucket @r and clear
+ * it; under @g's lock, with no request of @g pending, so nothing else
+ * writes @g.  Its per-CPU counters follow with fold_counts().
  */
 static __always_inline void fold_and_clear(struct cfqx_group_stats *r,
 					   struct cfqx_group_stats *g)
@@ -472,29 +510,67 @@ static __always_inline void fold_and_clear(struct cfqx_group_stats *r,
 	__u64 *w = (__u64 *)g;
 	int i;
 
-	FOLD(rqs[0]);
-	FOLD(rqs[1]);
-	FOLD(bytes[0]);
-	FOLD(bytes[1]);
-	FOLD(errors);
-	FOLD(requeues);
 	FOLD(merges);
-	FOLD(issued);
-	FOLD(lost);
-	for (i = 0; i < CFQX_HIST_SLOTS; i++) {
-		FOLD(qtime_hist[i]);
-		FOLD(stime_hist[i]);
-	}
-	FOLD(deadline_miss[0]);
-	FOLD(deadline_miss[1]);
-	for (i = 0; i < CFQX_SEEKS; i++)
-		FOLD(seeks[i]);
 	FOLD(entitled_milli);
-	FOLD(starved);
-	FOLD(over_budget);
-	atomic_max(&r->max_lat_ns, g->max_lat_ns);
 	for (i = 0; i < (int)(sizeof(*g) / sizeof(__u64)); i++)
 		w[i] = 0;
+}
+
+struct fold_ctx {
+	__u32 from, to;		/* gcounts indexes: group, retired bucket */
+};
+
+/* Swap, not read and clear: a count that races in is moved or stays. */
+#define MOVE(f)	do {							\
+	__u64 v_ = __sync_lock_test_and_set(&c->f, 0);			\
+	if (v_)								\
+		__sync_fetch_and_add(&r->f, v_);			\
+} while (0)
+
+static long fold_cpu(__u64 cpu, void *arg)
+{
+	struct fold_ctx *f = arg;
+	struct cfqx_group_counts *c, *r;
+	int i;
+
+	c = bpf_map_lookup_percpu_elem(&gcounts, &f->from, cpu);
+	r = bpf_map_lookup_percpu_elem(&gcounts, &f->to, cpu);
+	if (!c || !r)
+		return 1;	/* past the last CPU */
+	for (i = 0; i < CFQX_DIRS; i++) {
+		MOVE(rqs[i]);
+		MOVE(bytes[i]);
+		MOVE(deadline_miss[i]);
+	}
+	MOVE(errors);
+	MOVE(requeues);
+	MOVE(issued);
+	MOVE(lost);
+	for (i = 0; i < CFQX_HIST_SLOTS; i++) {
+		MOVE(qtime_hist[i]);
+		MOVE(stime_hist[i]);
+	}
+	MOVE(qtime_sum_ns);
+	MOVE(stime_sum_ns);
+	for (i = 0; i < CFQX_SEEKS; i++)
+		MOVE(seeks[i]);
+	MOVE(starved);
+	MOVE(over_budget);
+	atomic_max(&r->max_lat_ns, __sync_lock_test_and_set(&c->max_lat_ns, 0));
+	return 0;
+}
+
+/*
+ * Move every CPU's counters of recycled group @from into retired bucket
+ * @to.  After the claim, outside the lock (helpers cannot run under
+ * it): the group's new owner may already count, and swapping keeps
+ * every count, in one place or the other, so the sums stay exact.
+ */
+static __always_inline void fold_counts(__u32 from, __u32 to)
+{
+	struct fold_ctx f = { .from = from, .to = to };
+
+	bpf_loop(CFQX_MAX_CPUS, fold_cpu, &f, 0);
 }
 
 /*
@@ -506,7 +582,7 @@ static __always_inline void fold_and_clear(struct cfqx_group_stats *r,
  */
 static __always_inline struct cfqx_group_stats *
 get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
-	  struct cfqx_group_stats *retired)
+	  struct cfqx_group_stats *retired, __u32 ridx)
 {
 	__u64 h = cfqx_group_hash(key), sh, best_age = 0, age, vh = 0;
 	__u32 i, at, victim = 0, free_at = 0;
@@ -573,8 +649,10 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 		/* raced with another claim: the caller retries */
 		return NULL;
 	}
-	if (!have_free && !have_victim)
+	if (!have_free && !have_victim) {
+		fold_counts(at, ridx);
 		stat_inc(CFQX_STAT_RECYCLED);
+	}
 	*idx = at;
 	return g;
 }
@@ -582,12 +660,12 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 /* get_group(), once more when it raced with another claim. */
 static __always_inline struct cfqx_group_stats *
 find_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
-	   struct cfqx_group_stats *retired)
+	   struct cfqx_group_stats *retired, __u32 ridx)
 {
-	struct cfqx_group_stats *g = get_group(key, now, idx, retired);
+	struct cfqx_group_stats *g = get_group(key, now, idx, retired, ridx);
 
 	if (!g)
-		g = get_group(key, now, idx, retired);
+		g = get_group(key, now, idx, retired, ridx);
 	return g;
 }
 
@@ -721,12 +799,18 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 					struct cfqx_dev_stats *d, __u64 now)
 {
 	struct bpf_spin_lock *l = lock_at(gidx);
-	__u64 share = d ? d->share_milli : 0;
-	bool edge = false;
-	char comm[16];
+	bool edge = false, have_comm = false;
+	__u64 share;
+	char comm[16] = {};
 
-	/* the submitter that woke the group up (getrq runs in its context) */
-	bpf_get_current_comm(comm, sizeof(comm));
+	/*
+	 * The submitter that wakes the group up (getrq runs in its
+	 * context): its name is taken only when the group looks idle.
+	 */
+	if (!*(volatile __u64 *)&g->pending) {
+		bpf_get_current_comm(comm, sizeof(comm));
+		have_comm = true;
+	}
 	if (!l)
 		return false;
 	bpf_spin_lock(l);
@@ -737,6 +821,7 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 	g->last_active_ns = now;
 	if (g->pending++ == 0) {
 		edge = true;
+		share = d ? d->share_milli : 0;	/* only at the edge */
 		g->oldest_queued_ns = now;
 		g->busy_share_base = share;
 		/* back within slice_idle: the same turn (CFQ anticipation) */
@@ -745,9 +830,18 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 			g->period_share_base = share;
 			g->busy_issued = 0;
 		}
-		__builtin_memcpy(g->comm, comm, sizeof(comm));
+		if (have_comm)
+			__builtin_memcpy(g->comm, comm, sizeof(comm));
 	}
 	bpf_spin_unlock(l);
+	if (edge && !have_comm) {
+		/* it went idle after the peek: the name now, under the lock */
+		bpf_get_current_comm(comm, sizeof(comm));
+		bpf_spin_lock(l);
+		if (g->slot_hash == h)
+			__builtin_memcpy(g->comm, comm, sizeof(comm));
+		bpf_spin_unlock(l);
+	}
 	if (edge) {
 		if (d)
 			__sync_fetch_and_add(&d->busy_groups, 1);
@@ -762,13 +856,13 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
  * group); on 1 -> 0 the idle-edge bookkeeping.
  */
 static __always_inline void group_leave(struct cfqx_group_stats *g,
-					__u32 gidx,
+					__u32 gidx, __u32 dslot,
 					struct cfqx_group_key *key, __u64 now)
 {
-	struct cfqx_dev_stats *d = get_dev(key->dev);
+	struct cfqx_dev_stats *d = dev_at(dslot);
 	struct bpf_spin_lock *l = lock_at(gidx);
-	__u64 share = d ? d->share_milli : 0;
 	struct cfqx_policy pol;
+	__u64 share;
 	bool edge = false;
 	char comm[16];
 
@@ -779,6 +873,7 @@ static __always_inline void group_leave(struct cfqx_group_stats *g,
 		edge = true;
 		g->oldest_queued_ns = 0;
 		g->idle_at_ns = now;
+		share = d ? d->share_milli : 0;	/* only at the edge */
 		if (share > g->busy_share_base)
 			g->entitled_milli += share - g->busy_share_base;
 		__builtin_memcpy(comm, g->comm, sizeof(comm));
@@ -813,18 +908,20 @@ static __always_inline void count_merge(struct cfqx_group_stats *g,
  * give its pending count back and count it.  Counted as dispatched and
  * lost so that in_flight (issued - requeues - rqs - lost) stays exact.
  */
-static __always_inline void retire(__u32 gidx, struct cfqx_group_key *key,
+static __always_inline void retire(__u32 gidx, __u32 dslot,
+				   struct cfqx_group_key *key,
 				   bool was_issued, __u64 now)
 {
 	struct cfqx_group_stats *g = group_at(gidx);
+	struct cfqx_group_counts *c = counts_at(gidx);
 
 	stat_inc(CFQX_STAT_STALE);
-	if (!g)
+	if (!g || !c)
 		return;
 	if (!was_issued)
-		__sync_fetch_and_add(&g->issued, 1);
-	__sync_fetch_and_add(&g->lost, 1);
-	group_leave(g, gidx, key, now);
+		CADD(c, issued, 1);
+	CADD(c, lost, 1);
+	group_leave(g, gidx, dslot, key, now);
 }
 
 /* ---- creator (bio) records ------------------------------------------ */
@@ -851,7 +948,8 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 		}
 		if (s->bio == bio) {
 			/* only this CPU's program can hold this pointer now */
-			retire(s->rec.gidx, &s->rec.key, false, now);
+			retire(s->rec.gidx, s->rec.dslot, &s->rec.key, false,
+			       now);
 			s->rec = *rec;
 			return true;
 		}
@@ -862,7 +960,7 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 	if (err == -EEXIST_ERRNO) {
 		old = bpf_map_lookup_elem(&bios, &bio);
 		if (old) {
-			retire(old->gidx, &old->key, false, now);
+			retire(old->gidx, old->dslot, &old->key, false, now);
 			*old = *rec;
 			return true;
 		}
@@ -1008,7 +1106,7 @@ static __always_inline void drop_stale(__u64 rkey, __u64 now)
 		return;
 	copy = *old;
 	rq_forget(rkey);
-	retire(copy.gidx, &copy.key, true, now);
+	retire(copy.gidx, copy.dslot, &copy.key, true, now);
 }
 
 /*
@@ -1028,7 +1126,7 @@ static __always_inline bool adopt(struct request *rq, __u64 rkey,
 	fresh->issue_ns = now;
 	fresh->state = RQ_ISSUED;
 	fresh->dir = rq->cmd_flags & 1;	/* op_is_write() */
-	fresh->pad = 0;
+	fresh->dslot = owner->dslot;
 	ret = rq_store(rkey, fresh);
 	if (ret > 0) {
 		drop_stale(rkey, now);
@@ -1036,7 +1134,7 @@ static __always_inline bool adopt(struct request *rq, __u64 rkey,
 	}
 	if (ret) {
 		stat_inc(CFQX_STAT_INFLIGHT_FULL);
-		group_leave(g, owner->gidx, &fresh->key, now);
+		group_leave(g, owner->gidx, owner->dslot, &fresh->key, now);
 		return false;
 	}
 	return true;
@@ -1049,28 +1147,52 @@ static __always_inline bool bio_wanted(struct bio *bio, __u32 *dev)
 	return dev_wanted(*dev);
 }
 
+/* 1000 / busy, CFQ's share of one dispatch; tabulated, no divide. */
+#define SHARE(b)	(1000 / (b))
+static const __u16 share_tab[CFQX_SHARE_TAB + 1] = {
+	0, SHARE(1), SHARE(2), SHARE(3), SHARE(4), SHARE(5), SHARE(6),
+	SHARE(7), SHARE(8), SHARE(9), SHARE(10), SHARE(11), SHARE(12),
+	SHARE(13), SHARE(14), SHARE(15), SHARE(16), SHARE(17), SHARE(18),
+	SHARE(19), SHARE(20), SHARE(21), SHARE(22), SHARE(23), SHARE(24),
+	SHARE(25), SHARE(26), SHARE(27), SHARE(28), SHARE(29), SHARE(30),
+	SHARE(31), SHARE(32), SHARE(33), SHARE(34), SHARE(35), SHARE(36),
+	SHARE(37), SHARE(38), SHARE(39), SHARE(40), SHARE(41), SHARE(42),
+	SHARE(43), SHARE(44), SHARE(45), SHARE(46), SHARE(47), SHARE(48),
+	SHARE(49), SHARE(50), SHARE(51), SHARE(52), SHARE(53), SHARE(54),
+	SHARE(55), SHARE(56), SHARE(57), SHARE(58), SHARE(59), SHARE(60),
+	SHARE(61), SHARE(62), SHARE(63), SHARE(64),
+};
+
+static __always_inline __u64 share_milli(__u64 busy)
+{
+	if (busy <= CFQX_SHARE_TAB)
+		return share_tab[busy];
+	return cfqx_dispatch_share_milli(busy);
+}
+
 /* Charge a dispatch: queue time, deadline, starvation, seek, budget. */
 static __always_inline void charge_issue(struct request *rq,
 					 struct rq_rec *rec,
 					 struct cfqx_group_stats *g,
+					 struct cfqx_group_counts *c,
 					 struct cfqx_policy *pol, bool sync,
 					 __u64 now)
 {
-	struct cfqx_dev_stats *d = get_dev(rec->key.dev);
+	struct cfqx_dev_stats *d = dev_at(rec->dslot);
 	__u64 waited = now - rec->submit_ns, dist, sector, entitled;
 	__u64 deadline = cfqx_fifo_expire_ns(pol, sync);
-	__u64 busy, share, issued;
+	__u64 busy, share, issued, one;
 	enum cfqx_seek seek;
 	__u32 slot;
 
-	__sync_fetch_and_add(&g->issued, 1);
+	CADD(c, issued, 1);
 	slot = cfqx_hist_slot(waited);
 	if (slot < CFQX_HIST_SLOTS)
-		__sync_fetch_and_add(&g->qtime_hist[slot], 1);
-	__sync_fetch_and_add(&g->qtime_sum_ns, waited);
+		CADD(c, qtime_hist[slot], 1);
+	CADD(c, qtime_sum_ns, waited);
 
 	if (waited > deadline) {
-		__sync_fetch_and_add(&g->deadline_miss[rec->dir & 1], 1);
+		CADD(c, deadline_miss[rec->dir & 1], 1);
 		emit(CFQX_EV_DEADLINE, &rec->key, &g->rl[CFQX_EV_DEADLINE],
 		     waited - deadline, rec->dir, pol->event_rate, g->comm,
 		     now);
@@ -1081,7 +1203,7 @@ static __always_inline void charge_issue(struct request *rq,
 	busy = d->busy_groups;
 	/* starved: waited past the sync deadline while others were busy */
 	if (busy > 1 && waited > cfqx_fifo_expire_ns(pol, true)) {
-		__sync_fetch_and_add(&g->starved, 1);
+		CADD(c, starved, 1);
 		emit(CFQX_EV_STARVED, &rec->key, &g->rl[CFQX_EV_STARVED],
 		     waited, busy, pol->event_rate, g->comm, now);
 	}
@@ -1091,20 +1213,19 @@ static __always_inline void charge_issue(struct request *rq,
 			       cfqx_back_max_sectors(pol),
 			       pol->back_seek_penalty, &dist);
 	if (seek < CFQX_SEEKS)
-		__sync_fetch_and_add(&g->seeks[seek], 1);
+		CADD(c, seeks[seek], 1);
 	d->last_end_sector = sector + (rq->__data_len >> CFQX_SECTOR_SHIFT);
 
 	if (!busy)
 		busy = 1;
-	share = __sync_fetch_and_add(&d->share_milli,
-				     cfqx_dispatch_share_milli(busy)) +
-		cfqx_dispatch_share_milli(busy);
+	one = share_milli(busy);
+	share = __sync_fetch_and_add(&d->share_milli, one) + one;
 	/* within the current busy period: a CFQ queue's turn */
 	issued = __sync_fetch_and_add(&g->busy_issued, 1) + 1;
 	entitled = cfqx_group_entitled_milli(0, g->period_share_base, share,
 					     true);
 	if (cfqx_over_budget(issued, entitled, pol->quantum)) {
-		__sync_fetch_and_add(&g->over_budget, 1);
+		CADD(c, over_budget, 1);
 		emit(CFQX_EV_OVER_BUDGET, &rec->key,
 		     &g->rl[CFQX_EV_OVER_BUDGET], issued * 1000 - entitled,
 		     busy, pol->event_rate, g->comm, now);
@@ -1115,10 +1236,12 @@ static __always_inline void charge_issue(struct request *rq,
 static __always_inline void charge_service(struct cfqx_group_stats *g,
 					   __u64 service, __u64 now)
 {
-	__u64 epoch = cfqx_epoch(now), e = g->service_epoch, u, nu;
+	__u64 e = g->service_epoch, epoch, u, nu;
 	int i;
 
-	if (e < epoch &&
+	/* a multiply per I/O; the divide only once per period */
+	if (now >= (e + 1) * CFQX_DECAY_PERIOD_NS &&
+	    (epoch = cfqx_epoch(now)) > e &&
 	    __sync_val_compare_and_swap(&g->service_epoch, e, epoch) == e) {
 		for (i = 0; i < CFQX_CAS_TRIES; i++) {
 			u = g->service_used_ns;
@@ -1139,12 +1262,13 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 {
 	__u64 rkey = ptr_num(rq, P_COMPLETE), now = 0, service, lat;
 	__u64 flush_data = (__u64)&mq_flush_data_end_io;
+	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
-	struct cfqx_dev_stats *d;
+	struct cfqx_dev_counts *dc;
 	struct rq_rec *found, rec;
 	struct bio_rec owner;
 	bool last;
-	__u32 dev, dir, slot;
+	__u32 dev, dir, slot, dslot = 0;
 
 	/*
 	 * blk_update_request() traces before it consumes nr_bytes.  The
@@ -1169,22 +1293,25 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 		/* never issued (empty flush, error before dispatch) */
 		if (find_creator(rq->bio, &owner, P_COMPLETE)) {
 			g = group_at(owner.gidx);
+			c = counts_at(owner.gidx);
 			now = bpf_ktime_get_ns();
-			if (g && adopt(rq, rkey, &owner, g, now, &rec)) {
-				__sync_fetch_and_add(&g->issued, 1);
+			if (g && c && adopt(rq, rkey, &owner, g, now, &rec)) {
+				CADD(c, issued, 1);
 				found = &rec;
 			}
 		}
 	}
 	if (found)
-		dev = rec.key.dev;
-	d = get_dev(dev);
-	if (d) {
-		__sync_fetch_and_add(&d->bytes[dir], nr_bytes);
+		dslot = rec.dslot;	/* found at getrq */
+	else if (!get_dev_at(dev, &dslot))
+		dslot = CFQX_MAX_DEVICES;	/* none: no entry */
+	dc = bpf_map_lookup_elem(&dcounts, &dslot);
+	if (dc) {
+		CADD(dc, bytes[dir], nr_bytes);
 		if (last) {
-			__sync_fetch_and_add(&d->rqs[dir], 1);
+			CADD(dc, rqs[dir], 1);
 			if (!found)
-				__sync_fetch_and_add(&d->untracked_rqs, 1);
+				CADD(dc, untracked_rqs, 1);
 		}
 	}
 	if (!found) {
@@ -1195,41 +1322,44 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	if (last)
 		rq_forget(rkey);
 	g = group_at(rec.gidx);
-	if (!g)
+	c = counts_at(rec.gidx);
+	if (!g || !c)
 		return 0;
-	__sync_fetch_and_add(&g->bytes[dir], nr_bytes);
+	CADD(c, bytes[dir], nr_bytes);
 	if (error)
-		__sync_fetch_and_add(&g->errors, 1);
+		CADD(c, errors, 1);
 	if (!last)
 		return 0;
 
 	if (!now)
 		now = bpf_ktime_get_ns();
-	__sync_fetch_and_add(&g->rqs[dir], 1);
+	CADD(c, rqs[dir], 1);
 	service = now - rec.issue_ns;
 	slot = cfqx_hist_slot(service);
 	if (slot < CFQX_HIST_SLOTS)
-		__sync_fetch_and_add(&g->stime_hist[slot], 1);
-	__sync_fetch_and_add(&g->stime_sum_ns, service);
+		CADD(c, stime_hist[slot], 1);
+	CADD(c, stime_sum_ns, service);
 	lat = now - rec.submit_ns;
-	atomic_max(&g->max_lat_ns, lat);
+	/* only completions write it, and they do not nest on one CPU */
+	if (lat > c->max_lat_ns)
+		c->max_lat_ns = lat;
 	charge_service(g, service, now);
-	group_leave(g, rec.gidx, &rec.key, now);
+	group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(cfqx_rq_requeue, struct request *rq)
 {
-	struct cfqx_group_stats *g;
+	struct cfqx_group_counts *c;
 	struct rq_rec *rec = rq_find(ptr_num(rq, P_REQUEUE));
 
 	if (!rec || rec->state != RQ_ISSUED)
 		return 0;	/* not issued yet: its creator bio is known */
 	rec->state = RQ_REQUEUED;
-	g = group_at(rec->gidx);
-	if (g)
-		__sync_fetch_and_add(&g->requeues, 1);
+	c = counts_at(rec->gidx);
+	if (c)
+		CADD(c, requeues, 1);
 	return 0;
 }
 
@@ -1242,6 +1372,7 @@ SEC("tp_btf/block_rq_merge")
 int BPF_PROG(cfqx_rq_merge, struct request *next)
 {
 	__u64 rkey = ptr_num(next, P_RQ_MERGE), now = bpf_ktime_get_ns();
+	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
 	struct rq_rec *found;
 	struct bio_rec rec;
@@ -1252,12 +1383,13 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 		copy = *found;
 		rq_forget(rkey);
 		g = group_at(copy.gidx);
-		if (g) {
+		c = counts_at(copy.gidx);
+		if (g && c) {
 			/* dispatched once, then requeued: undo that */
 			if (copy.state == RQ_ISSUED)
-				__sync_fetch_and_add(&g->lost, 1);
+				CADD(c, lost, 1);
 			__sync_fetch_and_add(&g->merges, 1);
-			group_leave(g, copy.gidx, &copy.key, now);
+			group_leave(g, copy.gidx, copy.dslot, &copy.key, now);
 		}
 		return 0;
 	}
@@ -1267,7 +1399,7 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 	if (!g)
 		return 0;
 	__sync_fetch_and_add(&g->merges, 1);
-	group_leave(g, rec.gidx, &rec.key, now);
+	group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
 	return 0;
 }
 
@@ -1275,7 +1407,7 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
  * ours (allocated before load, passthrough). */
 static __always_inline int reissue(__u64 rkey)
 {
-	struct cfqx_group_stats *g;
+	struct cfqx_group_counts *c;
 	struct rq_rec *rec = rq_find(rkey);
 
 	if (!rec || rec->state != RQ_REQUEUED) {
@@ -1284,9 +1416,9 @@ static __always_inline int reissue(__u64 rkey)
 	}
 	rec->state = RQ_ISSUED;
 	rec->issue_ns = bpf_ktime_get_ns();
-	g = group_at(rec->gidx);
-	if (g)
-		__sync_fetch_and_add(&g->issued, 1);
+	c = counts_at(rec->gidx);
+	if (c)
+		CADD(c, issued, 1);
 	return 0;
 }
 
@@ -1295,6 +1427,7 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 {
 	__u64 rkey, now;
 	struct rq_rec fresh = {};
+	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
 	struct cfqx_policy pol;
 	struct bio_rec owner;
@@ -1310,12 +1443,13 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 
 	now = bpf_ktime_get_ns();
 	g = group_at(owner.gidx);
-	if (!g)
+	c = counts_at(owner.gidx);
+	if (!g || !c)
 		return 0;
 	if (!adopt(rq, rkey, &owner, g, now, &fresh))
 		return 0;
 	read_policy(&pol);
-	charge_issue(rq, &fresh, g, &pol, owner.sync, now);
+	charge_issue(rq, &fresh, g, c, &pol, owner.sync, now);
 	return 0;
 }
 
@@ -1324,15 +1458,15 @@ static __always_inline int bio_merged(struct bio *bio)
 	struct cfqx_group_stats *g, *r = NULL;
 	struct cfqx_group_key key;
 	struct cfqx_policy pol;
-	__u32 dev, idx, dslot;
+	__u32 dev, idx, dslot, ridx = 0;
 
 	if (!bio_wanted(bio, &dev))
 		return 0;
 	read_policy(&pol);
 	classify(&pol, dev, &key);
 	if (get_dev_at(dev, &dslot))
-		r = retired_at(dev, dslot);
-	g = find_group(&key, bpf_ktime_get_ns(), &idx, r);
+		r = retired_at(dev, dslot, &ridx);
+	g = find_group(&key, bpf_ktime_get_ns(), &idx, r, ridx);
 	if (g)
 		count_merge(g, idx, cfqx_group_hash(&key));
 	return 0;
@@ -1357,7 +1491,7 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	struct cfqx_dev_stats *d;
 	struct bio_rec rec = {};
 	struct cfqx_policy pol;
-	__u32 dev, dslot = 0;
+	__u32 dev, dslot = 0, ridx = 0;
 	__u64 now, h;
 	int tries;
 
@@ -1373,9 +1507,10 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	h = cfqx_group_hash(&rec.key);
 	d = get_dev_at(dev, &dslot);
 	if (d)
-		r = retired_at(dev, dslot);
+		r = retired_at(dev, dslot, &ridx);
+	rec.dslot = d ? dslot : CFQX_MAX_DEVICES;	/* none: no entry */
 	for (tries = 0; tries < 2; tries++) {
-		g = find_group(&rec.key, now, &rec.gidx, r);
+		g = find_group(&rec.key, now, &rec.gidx, r, ridx);
 		if (!g)
 			return 0;
 		if (group_enter(g, rec.gidx, h, &rec.key, &pol, d, now))
@@ -1388,6 +1523,6 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	}
 	/* a request whose record cannot be kept is not pending */
 	if (!bio_store(ptr_num(bio, P_GETRQ), &rec, now))
-		group_leave(g, rec.gidx, &rec.key, now);
+		group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "cfqx.h"
 
 static void read_comm(__u64 pid, char *buf, size_t len)
@@ -142,11 +143,40 @@ static int dev_by_num(const void *a, const void *b)
 	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
+/*
+ * Add every CPU's copy of entry @idx of per-CPU array @fd (values of
+ * @size bytes) to the view in @out with @add; -1 if it cannot be read.
+ */
+static int add_percpu(int fd, __u32 idx, void *vals, size_t size, int ncpu,
+		      void (*add)(void *out, const void *val), void *out)
+{
+	size_t stride = (size + 7) & ~(size_t)7;
+	int c;
+
+	if (bpf_map_lookup_elem(fd, &idx, vals))
+		return -1;
+	for (c = 0; c < ncpu; c++)
+		add(out, (const char *)vals + c * stride);
+	return 0;
+}
+
+static void add_group(void *out, const void *val)
+{
+	cfqx_group_counts_add(out, val);
+}
+
+static void add_dev(void *out, const void *val)
+{
+	cfqx_dev_counts_add(out, val);
+}
+
 int cfqx_snapshot_read(struct cfqx_snapshot *s)
 {
 	__u32 idx;
 	struct timespec ts;
-	int gfd = -1, dfd = -1, ffd = -1, cap, ret = -1;
+	int gfd = -1, dfd = -1, ffd = -1, gcfd = -1, dcfd = -1, cap, ret = -1;
+	int ncpu = libbpf_num_possible_cpus();
+	void *vals = NULL;
 	__u32 dkey;
 
 	memset(s, 0, sizeof(*s));
@@ -157,7 +187,16 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 	gfd = cfqx_pinned_map_fd(CFQX_MAP_GROUPS);
 	dfd = cfqx_pinned_map_fd(CFQX_MAP_DEVSTATS);
 	ffd = cfqx_pinned_map_fd(CFQX_MAP_DEVICES);
-	if (gfd < 0 || dfd < 0 || ffd < 0)
+	gcfd = cfqx_pinned_map_fd(CFQX_MAP_GCOUNTS);
+	dcfd = cfqx_pinned_map_fd(CFQX_MAP_DCOUNTS);
+	if (gfd < 0 || dfd < 0 || ffd < 0 || gcfd < 0 || dcfd < 0)
+		goto out;
+	if (ncpu <= 0) {
+		cfqx_err("cannot count CPUs");
+		goto out;
+	}
+	vals = calloc(ncpu, (sizeof(struct cfqx_group_counts) + 7) & ~7UL);
+	if (!vals)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->ts_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
@@ -182,6 +221,12 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 			break;	/* past the end */
 		if (!row->st.slot_hash)
 			continue;
+		if (add_percpu(gcfd, idx, vals, sizeof(struct cfqx_group_counts),
+			       ncpu, add_group, &row->st)) {
+			cfqx_err("cannot read the %s map: %s",
+				 CFQX_MAP_GCOUNTS, strerror(errno));
+			goto out;
+		}
 		row->key = row->st.key;
 		name_group(row);
 		s->ngroups++;
@@ -195,6 +240,12 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 			break;	/* past the end */
 		if (!st.dev)
 			continue;
+		if (add_percpu(dcfd, dkey, vals, sizeof(struct cfqx_dev_counts),
+			       ncpu, add_dev, &st)) {
+			cfqx_err("cannot read the %s map: %s",
+				 CFQX_MAP_DCOUNTS, strerror(errno));
+			goto out;
+		}
 		n = realloc(s->devs, (s->ndevs + 1) * sizeof(*s->devs));
 		if (!n)
 			goto out;
@@ -217,6 +268,11 @@ out:
 		close(dfd);
 	if (ffd >= 0)
 		close(ffd);
+	if (gcfd >= 0)
+		close(gcfd);
+	if (dcfd >= 0)
+		close(dcfd);
+	free(vals);
 	if (ret)
 		cfqx_snapshot_free(s);
 	return ret;

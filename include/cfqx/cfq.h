@@ -200,6 +200,50 @@ static inline __u32 cfqx_dev_slot(__u32 dev, __u32 n)
  * A group's in-flight and queued requests, derived from counters the BPF
  * side keeps without extra atomics on the hot path.
  */
+/*
+ * One CPU's copy of a group's per-CPU counters (struct cfqx_group_counts)
+ * into its stats view: user space calls it once per CPU.
+ */
+static inline void cfqx_group_counts_add(struct cfqx_group_stats *g,
+					 const struct cfqx_group_counts *c)
+{
+	int i;
+
+	for (i = 0; i < CFQX_DIRS; i++) {
+		g->rqs[i] += c->rqs[i];
+		g->bytes[i] += c->bytes[i];
+		g->deadline_miss[i] += c->deadline_miss[i];
+	}
+	g->errors += c->errors;
+	g->requeues += c->requeues;
+	g->issued += c->issued;
+	g->lost += c->lost;
+	for (i = 0; i < CFQX_HIST_SLOTS; i++) {
+		g->qtime_hist[i] += c->qtime_hist[i];
+		g->stime_hist[i] += c->stime_hist[i];
+	}
+	g->qtime_sum_ns += c->qtime_sum_ns;
+	g->stime_sum_ns += c->stime_sum_ns;
+	if (c->max_lat_ns > g->max_lat_ns)
+		g->max_lat_ns = c->max_lat_ns;
+	for (i = 0; i < CFQX_SEEKS; i++)
+		g->seeks[i] += c->seeks[i];
+	g->starved += c->starved;
+	g->over_budget += c->over_budget;
+}
+
+static inline void cfqx_dev_counts_add(struct cfqx_dev_stats *d,
+				       const struct cfqx_dev_counts *c)
+{
+	int i;
+
+	for (i = 0; i < CFQX_DIRS; i++) {
+		d->rqs[i] += c->rqs[i];
+		d->bytes[i] += c->bytes[i];
+	}
+	d->untracked_rqs += c->untracked_rqs;
+}
+
 static inline __u64 cfqx_group_in_flight(const struct cfqx_group_stats *g)
 {
 	__u64 done = g->requeues + g->rqs[CFQX_READ] + g->rqs[CFQX_WRITE] +
@@ -271,16 +315,17 @@ static inline __u64 cfqx_fifo_expire_ns(const struct cfqx_policy *p,
 /* log2 histogram slot of a duration in ns, bucketed by microseconds. */
 static inline __u32 cfqx_hist_slot(__u64 ns)
 {
-	__u64 us = ns / 1000;
-	__u32 slot = 0;
-	int i;
+	__u32 slot = 0, step;
 
-	for (i = 0; i < CFQX_HIST_SLOTS - 1; i++) {
-		if (us <= 1)
-			break;
-		us >>= 1;
-		slot++;
-	}
+	/*
+	 * floor(log2(ns / 1000)), 0 below 2 us, capped: the largest slot
+	 * with ns >= 1000 << slot, by binary search (no divide: BPF has no
+	 * multiply-high, so a divide by a constant stays a divide)
+	 */
+	for (step = 16; step; step >>= 1)
+		if (slot + step <= CFQX_HIST_SLOTS - 1 &&
+		    ns >= (1000ULL << (slot + step)))
+			slot += step;
 	return slot;
 }
 

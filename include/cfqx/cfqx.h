@@ -35,6 +35,8 @@
 #define CFQX_MAP_STATS		"stats"
 #define CFQX_MAP_DEVICES	"devices"
 #define CFQX_MAP_DEVSTATS	"devstats"
+#define CFQX_MAP_GCOUNTS	"gcounts"
+#define CFQX_MAP_DCOUNTS	"dcounts"
 
 /* Most devices `cfqx load --dev` can restrict accounting to. */
 #define CFQX_MAX_FILTER_DEVS	16
@@ -163,8 +165,11 @@ struct cfqx_ratelimit {
 /*
  * Value of the "groups" array, open-addressed by cfqx_group_hash() of the
  * key (cfqx_group_probe()); entries with slot_hash 0 are free.  Counters
- * only grow (since load) except the gauges marked so.  Updated with
- * atomic adds from any CPU.
+ * only grow (since load) except the gauges marked so.  The counters that
+ * every request moves live per CPU in "gcounts" (struct
+ * cfqx_group_counts, same index) and read 0 here: user space adds them in
+ * (cfqx_group_counts_add()).  The rest is updated under the group's lock
+ * or with atomics from any CPU.
  */
 struct cfqx_group_stats {
 	__u64 slot_hash;		/* cfqx_group_hash(&key); 0 = free */
@@ -225,6 +230,39 @@ struct cfqx_dev_stats {
 	__u64 share_milli;		/* sum over dispatches of 1000/busy:
 					 * one busy group's entitlement */
 	__u64 busy_groups;		/* gauge: groups with pending I/O */
+};
+
+/*
+ * Value of the per-CPU arrays "gcounts" (index as in "groups") and
+ * "dcounts" (index as in "devstats"): the counters every request moves,
+ * each CPU adding to its own copy (atomically: a completion in an
+ * interrupt can nest on an issue), summed over CPUs by user space into
+ * the cfqx_group_stats / cfqx_dev_stats fields of the same names.
+ * max_lat_ns is a maximum over CPUs.  A recycled group's copies are
+ * moved into its device's retired bucket, copy by copy.
+ */
+struct cfqx_group_counts {
+	__u64 rqs[CFQX_DIRS];
+	__u64 bytes[CFQX_DIRS];
+	__u64 errors;
+	__u64 requeues;
+	__u64 issued;
+	__u64 lost;
+	__u64 qtime_hist[CFQX_HIST_SLOTS];
+	__u64 stime_hist[CFQX_HIST_SLOTS];
+	__u64 qtime_sum_ns;
+	__u64 stime_sum_ns;
+	__u64 max_lat_ns;
+	__u64 deadline_miss[CFQX_DIRS];
+	__u64 seeks[CFQX_SEEKS];
+	__u64 starved;
+	__u64 over_budget;
+};
+
+struct cfqx_dev_counts {
+	__u64 rqs[CFQX_DIRS];
+	__u64 bytes[CFQX_DIRS];
+	__u64 untracked_rqs;
 };
 
 
