@@ -132,8 +132,17 @@ struct {
  */
 struct group_lock {
 	struct bpf_spin_lock lock;
-	__u32 pad[15];		/* a line each: no false sharing */
+	__u32 pad0;
+	__u64 pending;		/* as struct cfqx_group_lock: beside its
+				 * lock, so that getrq and completion
+				 * (often on two CPUs) move one line */
+	__u64 pad[6];		/* a line each: no false sharing */
 };
+
+_Static_assert(sizeof(struct group_lock) == sizeof(struct cfqx_group_lock) &&
+	       __builtin_offsetof(struct group_lock, pending) ==
+	       __builtin_offsetof(struct cfqx_group_lock, pending),
+	       "struct group_lock is struct cfqx_group_lock");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -470,11 +479,9 @@ static __always_inline struct cfqx_group_counts *counts_at(__u32 idx)
 
 #define CADD(c, f, v)	__sync_fetch_and_add(&(c)->f, (v))
 
-static __always_inline struct bpf_spin_lock *lock_at(__u32 idx)
+static __always_inline struct group_lock *lock_at(__u32 idx)
 {
-	struct group_lock *l = bpf_map_lookup_elem(&glocks, &idx);
-
-	return l ? &l->lock : NULL;
+	return bpf_map_lookup_elem(&glocks, &idx);
 }
 
 /* The retired bucket of the device at devstats slot @dslot. */
@@ -588,7 +595,7 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 	__u32 i, at, victim = 0, free_at = 0;
 	bool have_free = false, have_victim = false, ok;
 	struct cfqx_group_stats *g;
-	struct bpf_spin_lock *l;
+	struct group_lock *l;
 
 	for (i = 0; i < CFQX_GROUP_PROBES; i++) {
 		at = cfqx_group_probe(h, i, group_mask + 1);
@@ -606,7 +613,10 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 			have_free = true;
 			continue;
 		}
-		if (g->pending)
+		l = lock_at(at);
+		if (!l)
+			return NULL;
+		if (l->pending)
 			continue;
 		age = now > g->idle_at_ns ? now - g->idle_at_ns : 0;
 		if (!have_victim || age > best_age) {
@@ -627,13 +637,13 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 	l = lock_at(at);
 	if (!g || !l)
 		return NULL;
-	bpf_spin_lock(l);
+	bpf_spin_lock(&l->lock);
 	sh = g->slot_hash;
 	ok = sh == h;
 	if (!ok && have_free && !sh) {
 		g->slot_hash = h;
 		ok = true;
-	} else if (!ok && !have_free && retired && sh == vh && !g->pending) {
+	} else if (!ok && !have_free && retired && sh == vh && !l->pending) {
 		fold_and_clear(retired, g);
 		g->slot_hash = h;
 		have_victim = false;	/* now: "recycled" */
@@ -644,7 +654,7 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 		g->first_seen_ns = now;
 		g->idle_at_ns = now;
 	}
-	bpf_spin_unlock(l);
+	bpf_spin_unlock(&l->lock);
 	if (!ok) {
 		/* raced with another claim: the caller retries */
 		return NULL;
@@ -798,7 +808,7 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 					struct cfqx_policy *pol,
 					struct cfqx_dev_stats *d, __u64 now)
 {
-	struct bpf_spin_lock *l = lock_at(gidx);
+	struct group_lock *l = lock_at(gidx);
 	bool edge = false, have_comm = false;
 	__u64 share;
 	char comm[16] = {};
@@ -807,19 +817,19 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 	 * The submitter that wakes the group up (getrq runs in its
 	 * context): its name is taken only when the group looks idle.
 	 */
-	if (!*(volatile __u64 *)&g->pending) {
+	if (!l)
+		return false;
+	if (!*(volatile __u64 *)&l->pending) {
 		bpf_get_current_comm(comm, sizeof(comm));
 		have_comm = true;
 	}
-	if (!l)
-		return false;
-	bpf_spin_lock(l);
+	bpf_spin_lock(&l->lock);
 	if (g->slot_hash != h) {
-		bpf_spin_unlock(l);
+		bpf_spin_unlock(&l->lock);
 		return false;
 	}
 	g->last_active_ns = now;
-	if (g->pending++ == 0) {
+	if (l->pending++ == 0) {
 		edge = true;
 		share = d ? d->share_milli : 0;	/* only at the edge */
 		g->oldest_queued_ns = now;
@@ -833,14 +843,14 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 		if (have_comm)
 			__builtin_memcpy(g->comm, comm, sizeof(comm));
 	}
-	bpf_spin_unlock(l);
+	bpf_spin_unlock(&l->lock);
 	if (edge && !have_comm) {
 		/* it went idle after the peek: the name now, under the lock */
 		bpf_get_current_comm(comm, sizeof(comm));
-		bpf_spin_lock(l);
+		bpf_spin_lock(&l->lock);
 		if (g->slot_hash == h)
 			__builtin_memcpy(g->comm, comm, sizeof(comm));
-		bpf_spin_unlock(l);
+		bpf_spin_unlock(&l->lock);
 	}
 	if (edge) {
 		if (d)
@@ -860,7 +870,7 @@ static __always_inline void group_leave(struct cfqx_group_stats *g,
 					struct cfqx_group_key *key, __u64 now)
 {
 	struct cfqx_dev_stats *d = dev_at(dslot);
-	struct bpf_spin_lock *l = lock_at(gidx);
+	struct group_lock *l = lock_at(gidx);
 	struct cfqx_policy pol;
 	__u64 share;
 	bool edge = false;
@@ -868,8 +878,8 @@ static __always_inline void group_leave(struct cfqx_group_stats *g,
 
 	if (!l)
 		return;
-	bpf_spin_lock(l);
-	if (g->pending && --g->pending == 0) {
+	bpf_spin_lock(&l->lock);
+	if (l->pending && --l->pending == 0) {
 		edge = true;
 		g->oldest_queued_ns = 0;
 		g->idle_at_ns = now;
@@ -878,7 +888,7 @@ static __always_inline void group_leave(struct cfqx_group_stats *g,
 			g->entitled_milli += share - g->busy_share_base;
 		__builtin_memcpy(comm, g->comm, sizeof(comm));
 	}
-	bpf_spin_unlock(l);
+	bpf_spin_unlock(&l->lock);
 	if (!edge)
 		return;
 	if (d)
@@ -892,14 +902,14 @@ static __always_inline void group_leave(struct cfqx_group_stats *g,
 static __always_inline void count_merge(struct cfqx_group_stats *g,
 					__u32 gidx, __u64 h)
 {
-	struct bpf_spin_lock *l = lock_at(gidx);
+	struct group_lock *l = lock_at(gidx);
 
 	if (!l)
 		return;
-	bpf_spin_lock(l);
+	bpf_spin_lock(&l->lock);
 	if (g->slot_hash == h)
 		g->merges++;
-	bpf_spin_unlock(l);
+	bpf_spin_unlock(&l->lock);
 }
 
 /*

@@ -174,7 +174,8 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 {
 	__u32 idx;
 	struct timespec ts;
-	int gfd = -1, dfd = -1, ffd = -1, gcfd = -1, dcfd = -1, cap, ret = -1;
+	int gfd = -1, dfd = -1, ffd = -1, gcfd = -1, dcfd = -1, lfd = -1;
+	int cap, ret = -1;
 	int ncpu = libbpf_num_possible_cpus();
 	void *vals = NULL;
 	__u32 dkey;
@@ -189,7 +190,8 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 	ffd = cfqx_pinned_map_fd(CFQX_MAP_DEVICES);
 	gcfd = cfqx_pinned_map_fd(CFQX_MAP_GCOUNTS);
 	dcfd = cfqx_pinned_map_fd(CFQX_MAP_DCOUNTS);
-	if (gfd < 0 || dfd < 0 || ffd < 0 || gcfd < 0 || dcfd < 0)
+	lfd = cfqx_pinned_map_fd(CFQX_MAP_GLOCKS);
+	if (gfd < 0 || dfd < 0 || ffd < 0 || gcfd < 0 || dcfd < 0 || lfd < 0)
 		goto out;
 	if (ncpu <= 0) {
 		cfqx_err("cannot count CPUs");
@@ -205,6 +207,7 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 	/* groups: an array, entries with slot_hash 0 are free */
 	cap = 0;
 	for (idx = 0;; idx++) {
+		struct cfqx_group_lock gl;
 		struct cfqx_group_row *row;
 
 		if (s->ngroups == cap) {
@@ -221,6 +224,12 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 			break;	/* past the end */
 		if (!row->st.slot_hash)
 			continue;
+		if (bpf_map_lookup_elem(lfd, &idx, &gl)) {
+			cfqx_err("cannot read the %s map: %s",
+				 CFQX_MAP_GLOCKS, strerror(errno));
+			goto out;
+		}
+		row->st.pending = gl.pending;
 		if (add_percpu(gcfd, idx, vals, sizeof(struct cfqx_group_counts),
 			       ncpu, add_group, &row->st)) {
 			cfqx_err("cannot read the %s map: %s",
@@ -272,6 +281,8 @@ out:
 		close(gcfd);
 	if (dcfd >= 0)
 		close(dcfd);
+	if (lfd >= 0)
+		close(lfd);
 	free(vals);
 	if (ret)
 		cfqx_snapshot_free(s);

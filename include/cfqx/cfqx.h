@@ -37,6 +37,7 @@
 #define CFQX_MAP_DEVSTATS	"devstats"
 #define CFQX_MAP_GCOUNTS	"gcounts"
 #define CFQX_MAP_DCOUNTS	"dcounts"
+#define CFQX_MAP_GLOCKS		"glocks"
 
 /* Most devices `cfqx load --dev` can restrict accounting to. */
 #define CFQX_MAX_FILTER_DEVS	16
@@ -200,7 +201,9 @@ struct cfqx_group_stats {
 	__u64 first_seen_ns;
 	__u64 last_active_ns;		/* last submit, issue or complete */
 	__u64 oldest_queued_ns;		/* gauge: submit time of a waiting rq */
-	__u64 pending;			/* gauge: requests allocated and not
+	__u64 pending;			/* gauge (kept in "glocks", struct
+					 * cfqx_group_lock, read 0 here):
+					 * requests allocated and not
 					 * completed; 0 = idle.  Derived:
 					 * in_flight = issued - requeues -
 					 * rqs[] - lost, queued = pending -
@@ -257,6 +260,19 @@ struct cfqx_group_counts {
 	__u64 seeks[CFQX_SEEKS];
 	__u64 starved;
 	__u64 over_budget;
+};
+
+/*
+ * Value of the "glocks" array (index as in "groups"): the group's lock
+ * (a struct bpf_spin_lock on the BPF side) and beside it, on the same
+ * cache line, its pending count, which user space copies into
+ * cfqx_group_stats.pending.  One line per group.
+ */
+struct cfqx_group_lock {
+	__u32 lock;
+	__u32 pad0;
+	__u64 pending;
+	__u64 pad[6];
 };
 
 struct cfqx_dev_counts {
