@@ -132,7 +132,7 @@ struct {
  */
 struct group_lock {
 	struct bpf_spin_lock lock;
-	__u32 pad0;
+	__u32 folding;		/* its counters go to the retired bucket */
 	__u64 pending;		/* as struct cfqx_group_lock: beside its
 				 * lock, so that getrq and completion
 				 * (often on two CPUs) move one line */
@@ -141,7 +141,9 @@ struct group_lock {
 
 _Static_assert(sizeof(struct group_lock) == sizeof(struct cfqx_group_lock) &&
 	       __builtin_offsetof(struct group_lock, pending) ==
-	       __builtin_offsetof(struct cfqx_group_lock, pending),
+	       __builtin_offsetof(struct cfqx_group_lock, pending) &&
+	       __builtin_offsetof(struct group_lock, folding) ==
+	       __builtin_offsetof(struct cfqx_group_lock, folding),
 	       "struct group_lock is struct cfqx_group_lock");
 
 struct {
@@ -154,8 +156,8 @@ struct {
 /*
  * The counters every request moves, per CPU (same index as "groups"),
  * summed by user space: no cache line is shared between CPUs on the hot
- * path.  Atomic adds all the same: a program in an interrupt can nest on
- * another one on this CPU.
+ * path.  Never cleared: a recycled group's counters restart from the
+ * base in gbase (see fold_cpu()).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -163,6 +165,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cfqx_group_counts);
 } gcounts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CFQX_MAX_GROUPS + CFQX_MAX_DEVICES);
+	__type(key, __u32);
+	__type(value, struct cfqx_group_counts);
+} gbase SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -477,7 +486,15 @@ static __always_inline struct cfqx_group_counts *counts_at(__u32 idx)
 	return bpf_map_lookup_elem(&gcounts, &idx);
 }
 
+/*
+ * CADD: a counter that several programs write (one may nest on another
+ * on this CPU, from an interrupt).  COWN: a counter that one program
+ * alone writes; the kernel never nests a program on itself, so a plain
+ * add is exact (a recycled group's counters are swapped out only while
+ * the group is idle, when nothing writes them).
+ */
 #define CADD(c, f, v)	__sync_fetch_and_add(&(c)->f, (v))
+#define COWN(c, f, v)	((c)->f += (v))
 
 static __always_inline struct group_lock *lock_at(__u32 idx)
 {
@@ -519,6 +536,7 @@ static __always_inline void fold_and_clear(struct cfqx_group_stats *r,
 
 	FOLD(merges);
 	FOLD(entitled_milli);
+	atomic_max(&r->max_lat_ns, g->max_lat_ns);
 	for (i = 0; i < (int)(sizeof(*g) / sizeof(__u64)); i++)
 		w[i] = 0;
 }
@@ -527,22 +545,29 @@ struct fold_ctx {
 	__u32 from, to;		/* gcounts indexes: group, retired bucket */
 };
 
-/* Swap, not read and clear: a count that races in is moved or stays. */
+/*
+ * What this copy gained since its base goes to the retired bucket; the
+ * copy's value becomes the base.  The copy is only read: its CPU may
+ * already count for the entry's new owner, with plain adds, and every
+ * count lands on one side of the read.
+ */
 #define MOVE(f)	do {							\
-	__u64 v_ = __sync_lock_test_and_set(&c->f, 0);			\
-	if (v_)								\
-		__sync_fetch_and_add(&r->f, v_);			\
+	__u64 v_ = *(volatile __u64 *)&c->f, d_ = v_ - b->f;		\
+	b->f = v_;							\
+	if (d_)								\
+		__sync_fetch_and_add(&r->f, d_);			\
 } while (0)
 
 static long fold_cpu(__u64 cpu, void *arg)
 {
+	struct cfqx_group_counts *c, *b, *r;
 	struct fold_ctx *f = arg;
-	struct cfqx_group_counts *c, *r;
 	int i;
 
 	c = bpf_map_lookup_percpu_elem(&gcounts, &f->from, cpu);
+	b = bpf_map_lookup_percpu_elem(&gbase, &f->from, cpu);
 	r = bpf_map_lookup_percpu_elem(&gcounts, &f->to, cpu);
-	if (!c || !r)
+	if (!c || !b || !r)
 		return 1;	/* past the last CPU */
 	for (i = 0; i < CFQX_DIRS; i++) {
 		MOVE(rqs[i]);
@@ -563,21 +588,22 @@ static long fold_cpu(__u64 cpu, void *arg)
 		MOVE(seeks[i]);
 	MOVE(starved);
 	MOVE(over_budget);
-	atomic_max(&r->max_lat_ns, __sync_lock_test_and_set(&c->max_lat_ns, 0));
 	return 0;
 }
 
 /*
- * Move every CPU's counters of recycled group @from into retired bucket
- * @to.  After the claim, outside the lock (helpers cannot run under
- * it): the group's new owner may already count, and swapping keeps
- * every count, in one place or the other, so the sums stay exact.
+ * Move every CPU's counters of recycled group @from (lock @l) into
+ * retired bucket @to.  After the claim, outside the lock (helpers
+ * cannot run under it); @l's folding flag keeps the entry from being
+ * recycled again meanwhile.
  */
-static __always_inline void fold_counts(__u32 from, __u32 to)
+static __always_inline void fold_counts(__u32 from, __u32 to,
+					struct group_lock *l)
 {
 	struct fold_ctx f = { .from = from, .to = to };
 
 	bpf_loop(CFQX_MAX_CPUS, fold_cpu, &f, 0);
+	*(volatile __u32 *)&l->folding = 0;
 }
 
 /*
@@ -616,7 +642,7 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 		l = lock_at(at);
 		if (!l)
 			return NULL;
-		if (l->pending)
+		if (l->pending || l->folding)
 			continue;
 		age = now > g->idle_at_ns ? now - g->idle_at_ns : 0;
 		if (!have_victim || age > best_age) {
@@ -643,8 +669,10 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 	if (!ok && have_free && !sh) {
 		g->slot_hash = h;
 		ok = true;
-	} else if (!ok && !have_free && retired && sh == vh && !l->pending) {
+	} else if (!ok && !have_free && retired && sh == vh && !l->pending &&
+		   !l->folding) {
 		fold_and_clear(retired, g);
+		l->folding = 1;
 		g->slot_hash = h;
 		have_victim = false;	/* now: "recycled" */
 		ok = true;
@@ -660,7 +688,7 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 		return NULL;
 	}
 	if (!have_free && !have_victim) {
-		fold_counts(at, ridx);
+		fold_counts(at, ridx, l);
 		stat_inc(CFQX_STAT_RECYCLED);
 	}
 	*idx = at;
@@ -1198,11 +1226,11 @@ static __always_inline void charge_issue(struct request *rq,
 	CADD(c, issued, 1);
 	slot = cfqx_hist_slot(waited);
 	if (slot < CFQX_HIST_SLOTS)
-		CADD(c, qtime_hist[slot], 1);
-	CADD(c, qtime_sum_ns, waited);
+		COWN(c, qtime_hist[slot], 1);
+	COWN(c, qtime_sum_ns, waited);
 
 	if (waited > deadline) {
-		CADD(c, deadline_miss[rec->dir & 1], 1);
+		COWN(c, deadline_miss[rec->dir & 1], 1);
 		emit(CFQX_EV_DEADLINE, &rec->key, &g->rl[CFQX_EV_DEADLINE],
 		     waited - deadline, rec->dir, pol->event_rate, g->comm,
 		     now);
@@ -1213,7 +1241,7 @@ static __always_inline void charge_issue(struct request *rq,
 	busy = d->busy_groups;
 	/* starved: waited past the sync deadline while others were busy */
 	if (busy > 1 && waited > cfqx_fifo_expire_ns(pol, true)) {
-		CADD(c, starved, 1);
+		COWN(c, starved, 1);
 		emit(CFQX_EV_STARVED, &rec->key, &g->rl[CFQX_EV_STARVED],
 		     waited, busy, pol->event_rate, g->comm, now);
 	}
@@ -1223,7 +1251,7 @@ static __always_inline void charge_issue(struct request *rq,
 			       cfqx_back_max_sectors(pol),
 			       pol->back_seek_penalty, &dist);
 	if (seek < CFQX_SEEKS)
-		CADD(c, seeks[seek], 1);
+		COWN(c, seeks[seek], 1);
 	d->last_end_sector = sector + (rq->__data_len >> CFQX_SECTOR_SHIFT);
 
 	if (!busy)
@@ -1235,7 +1263,7 @@ static __always_inline void charge_issue(struct request *rq,
 	entitled = cfqx_group_entitled_milli(0, g->period_share_base, share,
 					     true);
 	if (cfqx_over_budget(issued, entitled, pol->quantum)) {
-		CADD(c, over_budget, 1);
+		COWN(c, over_budget, 1);
 		emit(CFQX_EV_OVER_BUDGET, &rec->key,
 		     &g->rl[CFQX_EV_OVER_BUDGET], issued * 1000 - entitled,
 		     busy, pol->event_rate, g->comm, now);
@@ -1317,11 +1345,11 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 		dslot = CFQX_MAX_DEVICES;	/* none: no entry */
 	dc = bpf_map_lookup_elem(&dcounts, &dslot);
 	if (dc) {
-		CADD(dc, bytes[dir], nr_bytes);
+		COWN(dc, bytes[dir], nr_bytes);
 		if (last) {
-			CADD(dc, rqs[dir], 1);
+			COWN(dc, rqs[dir], 1);
 			if (!found)
-				CADD(dc, untracked_rqs, 1);
+				COWN(dc, untracked_rqs, 1);
 		}
 	}
 	if (!found) {
@@ -1335,24 +1363,22 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	c = counts_at(rec.gidx);
 	if (!g || !c)
 		return 0;
-	CADD(c, bytes[dir], nr_bytes);
+	COWN(c, bytes[dir], nr_bytes);
 	if (error)
-		CADD(c, errors, 1);
+		COWN(c, errors, 1);
 	if (!last)
 		return 0;
 
 	if (!now)
 		now = bpf_ktime_get_ns();
-	CADD(c, rqs[dir], 1);
+	COWN(c, rqs[dir], 1);
 	service = now - rec.issue_ns;
 	slot = cfqx_hist_slot(service);
 	if (slot < CFQX_HIST_SLOTS)
-		CADD(c, stime_hist[slot], 1);
-	CADD(c, stime_sum_ns, service);
+		COWN(c, stime_hist[slot], 1);
+	COWN(c, stime_sum_ns, service);
 	lat = now - rec.submit_ns;
-	/* only completions write it, and they do not nest on one CPU */
-	if (lat > c->max_lat_ns)
-		c->max_lat_ns = lat;
+	atomic_max(&g->max_lat_ns, lat);	/* stores only a new maximum */
 	charge_service(g, service, now);
 	group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
 	return 0;
@@ -1369,7 +1395,7 @@ int BPF_PROG(cfqx_rq_requeue, struct request *rq)
 	rec->state = RQ_REQUEUED;
 	c = counts_at(rec->gidx);
 	if (c)
-		CADD(c, requeues, 1);
+		COWN(c, requeues, 1);
 	return 0;
 }
 

@@ -113,7 +113,7 @@ static __u64 map_bytes(const struct bpf_map *m)
 static int size_maps(struct cfqx_bpf *skel)
 {
 	struct bpf_map *m, *groups = skel->maps.groups, *locks = skel->maps.glocks;
-	struct bpf_map *counts = skel->maps.gcounts;
+	struct bpf_map *counts = skel->maps.gcounts, *base = skel->maps.gbase;
 	__u64 fixed = 0, per, n = 1, room;
 	__u32 extra = bpf_map__max_entries(groups) - skel->rodata->group_mask - 1;
 	int ncpu = libbpf_num_possible_cpus();
@@ -125,7 +125,7 @@ static int size_maps(struct cfqx_bpf *skel)
 		return -1;
 	}
 	bpf_object__for_each_map(m, skel->obj) {
-		if (m == groups || m == locks || m == counts)
+		if (m == groups || m == locks || m == counts || m == base)
 			continue;
 		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
 			fixed += bpf_map__max_entries(m);
@@ -134,9 +134,9 @@ static int size_maps(struct cfqx_bpf *skel)
 		else
 			fixed += map_bytes(m);
 	}
-	/* a group's per-CPU counters: one copy per CPU */
+	/* a group's per-CPU counters and their bases: a copy per CPU */
 	per = bpf_map__value_size(groups) + bpf_map__value_size(locks) + 8 +
-		(__u64)ncpu * (bpf_map__value_size(counts) + 8);
+		(__u64)ncpu * 2 * (bpf_map__value_size(counts) + 8);
 	room = mem_budget > fixed ? mem_budget - fixed : 0;
 	while (n * 2 * per + extra * per <= room && n < (1u << 20))
 		n *= 2;
@@ -149,7 +149,8 @@ static int size_maps(struct cfqx_bpf *skel)
 	}
 	if (bpf_map__set_max_entries(groups, n + extra) ||
 	    bpf_map__set_max_entries(locks, n + extra) ||
-	    bpf_map__set_max_entries(counts, n + extra)) {
+	    bpf_map__set_max_entries(counts, n + extra) ||
+	    bpf_map__set_max_entries(base, n + extra)) {
 		cfqx_err("cannot size the groups map: %s", strerror(errno));
 		return -1;
 	}

@@ -162,7 +162,12 @@ static int add_percpu(int fd, __u32 idx, void *vals, size_t size, int ncpu,
 
 static void add_group(void *out, const void *val)
 {
-	cfqx_group_counts_add(out, val);
+	cfqx_group_counts_add(out, val, 1);
+}
+
+static void sub_group_base(void *out, const void *val)
+{
+	cfqx_group_counts_add(out, val, -1);
 }
 
 static void add_dev(void *out, const void *val)
@@ -175,6 +180,7 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 	__u32 idx;
 	struct timespec ts;
 	int gfd = -1, dfd = -1, ffd = -1, gcfd = -1, dcfd = -1, lfd = -1;
+	int gbfd = -1;
 	int cap, ret = -1;
 	int ncpu = libbpf_num_possible_cpus();
 	void *vals = NULL;
@@ -191,7 +197,9 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 	gcfd = cfqx_pinned_map_fd(CFQX_MAP_GCOUNTS);
 	dcfd = cfqx_pinned_map_fd(CFQX_MAP_DCOUNTS);
 	lfd = cfqx_pinned_map_fd(CFQX_MAP_GLOCKS);
-	if (gfd < 0 || dfd < 0 || ffd < 0 || gcfd < 0 || dcfd < 0 || lfd < 0)
+	gbfd = cfqx_pinned_map_fd(CFQX_MAP_GBASE);
+	if (gfd < 0 || dfd < 0 || ffd < 0 || gcfd < 0 || dcfd < 0 || lfd < 0 ||
+	    gbfd < 0)
 		goto out;
 	if (ncpu <= 0) {
 		cfqx_err("cannot count CPUs");
@@ -230,9 +238,12 @@ int cfqx_snapshot_read(struct cfqx_snapshot *s)
 			goto out;
 		}
 		row->st.pending = gl.pending;
-		if (add_percpu(gcfd, idx, vals, sizeof(struct cfqx_group_counts),
+		/* the bases first: a later copy is never below its base */
+		if (add_percpu(gbfd, idx, vals, sizeof(struct cfqx_group_counts),
+			       ncpu, sub_group_base, &row->st) ||
+		    add_percpu(gcfd, idx, vals, sizeof(struct cfqx_group_counts),
 			       ncpu, add_group, &row->st)) {
-			cfqx_err("cannot read the %s map: %s",
+			cfqx_err("cannot read the %s maps: %s",
 				 CFQX_MAP_GCOUNTS, strerror(errno));
 			goto out;
 		}
@@ -283,6 +294,8 @@ out:
 		close(dcfd);
 	if (lfd >= 0)
 		close(lfd);
+	if (gbfd >= 0)
+		close(gbfd);
 	free(vals);
 	if (ret)
 		cfqx_snapshot_free(s);

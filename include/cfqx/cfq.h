@@ -202,34 +202,36 @@ static inline __u32 cfqx_dev_slot(__u32 dev, __u32 n)
  */
 /*
  * One CPU's copy of a group's per-CPU counters (struct cfqx_group_counts)
- * into its stats view: user space calls it once per CPU.
+ * into its stats view, @sign 1 for gcounts and -1 for its gbase: user
+ * space calls it for every CPU, the bases first (a base is a past value
+ * of its copy, so a later copy is never below it).
  */
 static inline void cfqx_group_counts_add(struct cfqx_group_stats *g,
-					 const struct cfqx_group_counts *c)
+					 const struct cfqx_group_counts *c,
+					 int sign)
 {
+	__u64 m = sign < 0 ? (__u64)-1 : 1;	/* wraps back: exact */
 	int i;
 
 	for (i = 0; i < CFQX_DIRS; i++) {
-		g->rqs[i] += c->rqs[i];
-		g->bytes[i] += c->bytes[i];
-		g->deadline_miss[i] += c->deadline_miss[i];
+		g->rqs[i] += m * c->rqs[i];
+		g->bytes[i] += m * c->bytes[i];
+		g->deadline_miss[i] += m * c->deadline_miss[i];
 	}
-	g->errors += c->errors;
-	g->requeues += c->requeues;
-	g->issued += c->issued;
-	g->lost += c->lost;
+	g->errors += m * c->errors;
+	g->requeues += m * c->requeues;
+	g->issued += m * c->issued;
+	g->lost += m * c->lost;
 	for (i = 0; i < CFQX_HIST_SLOTS; i++) {
-		g->qtime_hist[i] += c->qtime_hist[i];
-		g->stime_hist[i] += c->stime_hist[i];
+		g->qtime_hist[i] += m * c->qtime_hist[i];
+		g->stime_hist[i] += m * c->stime_hist[i];
 	}
-	g->qtime_sum_ns += c->qtime_sum_ns;
-	g->stime_sum_ns += c->stime_sum_ns;
-	if (c->max_lat_ns > g->max_lat_ns)
-		g->max_lat_ns = c->max_lat_ns;
+	g->qtime_sum_ns += m * c->qtime_sum_ns;
+	g->stime_sum_ns += m * c->stime_sum_ns;
 	for (i = 0; i < CFQX_SEEKS; i++)
-		g->seeks[i] += c->seeks[i];
-	g->starved += c->starved;
-	g->over_budget += c->over_budget;
+		g->seeks[i] += m * c->seeks[i];
+	g->starved += m * c->starved;
+	g->over_budget += m * c->over_budget;
 }
 
 static inline void cfqx_dev_counts_add(struct cfqx_dev_stats *d,

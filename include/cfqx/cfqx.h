@@ -38,6 +38,7 @@
 #define CFQX_MAP_GCOUNTS	"gcounts"
 #define CFQX_MAP_DCOUNTS	"dcounts"
 #define CFQX_MAP_GLOCKS		"glocks"
+#define CFQX_MAP_GBASE		"gbase"
 
 /* Most devices `cfqx load --dev` can restrict accounting to. */
 #define CFQX_MAX_FILTER_DEVS	16
@@ -238,11 +239,12 @@ struct cfqx_dev_stats {
 /*
  * Value of the per-CPU arrays "gcounts" (index as in "groups") and
  * "dcounts" (index as in "devstats"): the counters every request moves,
- * each CPU adding to its own copy (atomically: a completion in an
- * interrupt can nest on an issue), summed over CPUs by user space into
+ * each CPU adding to its own copy, summed over CPUs by user space into
  * the cfqx_group_stats / cfqx_dev_stats fields of the same names.
- * max_lat_ns is a maximum over CPUs.  A recycled group's copies are
- * moved into its device's retired bucket, copy by copy.
+ * A group's copies are never cleared: when the entry is recycled, what
+ * each CPU's copy gained since it was last claimed goes to the device's
+ * retired bucket, and the copy's value is kept as its base in "gbase"
+ * (same type and index).  A group's counters are gcounts - gbase.
  */
 struct cfqx_group_counts {
 	__u64 rqs[CFQX_DIRS];
@@ -255,7 +257,6 @@ struct cfqx_group_counts {
 	__u64 stime_hist[CFQX_HIST_SLOTS];
 	__u64 qtime_sum_ns;
 	__u64 stime_sum_ns;
-	__u64 max_lat_ns;
 	__u64 deadline_miss[CFQX_DIRS];
 	__u64 seeks[CFQX_SEEKS];
 	__u64 starved;
@@ -270,7 +271,7 @@ struct cfqx_group_counts {
  */
 struct cfqx_group_lock {
 	__u32 lock;
-	__u32 pad0;
+	__u32 folding;		/* counters on their way to retired */
 	__u64 pending;
 	__u64 pad[6];
 };

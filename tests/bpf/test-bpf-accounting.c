@@ -1609,9 +1609,10 @@ static int soak_forker(int fd, int idx, int n)
 
 /*
  * SOAK_PROCS processes, each its own tgid group doing one write, with
- * the maps sized to a 4 MiB budget (a few hundred groups): idle groups
- * are recycled into the device's retired bucket, nothing is ever
- * unattributed (groups_full 0) and the totals stay exact.
+ * the maps sized to an 8 MiB budget (a few hundred groups, with their
+ * per-CPU counters): idle groups are recycled into the device's retired
+ * bucket, nothing is ever unattributed (groups_full 0) and the totals
+ * stay exact.
  */
 static void phase_soak(void)
 {
@@ -1625,8 +1626,8 @@ static void phase_soak(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (CFQX("load", "--dev", loopdev, "--policy", "tgid",
-		 "--mem-budget", "4"))
-		die("cfqx load --mem-budget 4 failed: %s", rr.err);
+		 "--mem-budget", "8"))
+		die("cfqx load --mem-budget 8 failed: %s", rr.err);
 	we_loaded = 1;
 	fd = open(loopdev, O_RDWR | O_DIRECT);
 	if (fd < 0)
@@ -1679,7 +1680,7 @@ static void phase_soak(void)
 	free_stats(root);
 	unload();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("ok: soak: %d short-lived processes under tgid in a 4 MiB budget: %llu groups recycled, groups_full 0, totals exact (%.1f s)\n",
+	printf("ok: soak: %d short-lived processes under tgid in an 8 MiB budget: %llu groups recycled, groups_full 0, totals exact (%.1f s)\n",
 	       SOAK_PROCS, recycled,
 	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
