@@ -41,9 +41,11 @@
  * Every record that can never close (its request vanished without a
  * completion we could see) is retired when its slot or key is reused,
  * with the group's pending count given back, and counted (stale_retired,
- * the group's lost).  Busy/idle edges are taken on the atomic pending
- * count; their bookkeeping runs under a per-group spin lock, in either
- * order (an idle edge's bookkeeping may arrive after the next busy edge's).
+ * the group's lost).  A group's pending count and its busy/idle edges
+ * change under its spin lock, which shares a cache line with the count.
+ * The counters every request moves are per CPU (gcounts, dcounts),
+ * summed by user space; a recycled group's copies restart from a base
+ * (gbase), so nothing is cleared under a CPU that counts.
  *
  * Records live in direct-mapped arrays indexed by a hash of the pointer,
  * claimed with a compare-and-swap (no locks, no allocation on the hot
@@ -552,10 +554,11 @@ struct fold_ctx {
  * count lands on one side of the read.
  */
 #define MOVE(f)	do {							\
-	__u64 v_ = *(volatile __u64 *)&c->f, d_ = v_ - b->f;		\
+	__u64 v_ = *(volatile __u64 *)&c->f;				\
+									\
+	__sync_fetch_and_add(&r->f, v_ - b->f);	/* no branch: fewer	\
+						 * verifier states */	\
 	b->f = v_;							\
-	if (d_)								\
-		__sync_fetch_and_add(&r->f, d_);			\
 } while (0)
 
 static long fold_cpu(__u64 cpu, void *arg)
@@ -639,10 +642,13 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 			have_free = true;
 			continue;
 		}
-		l = lock_at(at);
-		if (!l)
-			return NULL;
-		if (l->pending || l->folding)
+		/*
+		 * Busy: its pending count is in glocks, but oldest_queued_ns
+		 * (set at the busy edge, 0 at the idle edge) says the same
+		 * without a lookup per probe (6.1's verifier budget).  The
+		 * claim below checks again, under the lock.
+		 */
+		if (g->oldest_queued_ns)
 			continue;
 		age = now > g->idle_at_ns ? now - g->idle_at_ns : 0;
 		if (!have_victim || age > best_age) {
@@ -669,8 +675,8 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 	if (!ok && have_free && !sh) {
 		g->slot_hash = h;
 		ok = true;
-	} else if (!ok && !have_free && retired && sh == vh && !l->pending &&
-		   !l->folding) {
+	} else if (!ok && !have_free && retired && sh == vh &&
+		   !(l->pending | l->folding)) {
 		fold_and_clear(retired, g);
 		l->folding = 1;
 		g->slot_hash = h;
@@ -1528,6 +1534,7 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	struct bio_rec rec = {};
 	struct cfqx_policy pol;
 	__u32 dev, dslot = 0, ridx = 0;
+	bool recycled = false;
 	__u64 now, h;
 	int tries;
 
@@ -1545,16 +1552,23 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	if (d)
 		r = retired_at(dev, dslot, &ridx);
 	rec.dslot = d ? dslot : CFQX_MAX_DEVICES;	/* none: no entry */
+	/*
+	 * A lost race (another CPU claimed the entry first, or recycled
+	 * it under us) is tried once more.  Two tries, not more: each is
+	 * verified as a whole on every path (6.1's verifier budget).
+	 */
 	for (tries = 0; tries < 2; tries++) {
-		g = find_group(&rec.key, now, &rec.gidx, r, ridx);
+		g = get_group(&rec.key, now, &rec.gidx, r, ridx);
 		if (!g)
-			return 0;
+			continue;	/* a full chain is counted there */
 		if (group_enter(g, rec.gidx, h, &rec.key, &pol, d, now))
 			break;
 		g = NULL;	/* recycled under us: look it up again */
+		recycled = true;
 	}
 	if (!g) {
-		stat_inc(CFQX_STAT_GROUPS_FULL);
+		if (recycled)
+			stat_inc(CFQX_STAT_GROUPS_FULL);
 		return 0;
 	}
 	/* a request whose record cannot be kept is not pending */

@@ -134,6 +134,61 @@ Test(hist, slots_and_percentiles)
 		     cfqx_hist_slot_floor_ns(CFQX_HIST_SLOTS));
 }
 
+/* The slot as the halving loop it replaces defined it. */
+static __u32 slot_by_halving(__u64 ns)
+{
+	__u64 us = ns / 1000;
+	__u32 slot = 0;
+
+	while (us > 1 && slot < CFQX_HIST_SLOTS - 1) {
+		us >>= 1;
+		slot++;
+	}
+	return slot;
+}
+
+Test(hist, slot_search_matches_halving)
+{
+	__u64 ns;
+	int k, d;
+
+	for (k = 0; k < 64; k++)
+		for (d = -2; d <= 2; d++) {
+			ns = (k < 44 ? 1000ULL << k : 1ULL << k) + d;
+			cr_expect_eq(cfqx_hist_slot(ns), slot_by_halving(ns),
+				     "ns %llu", (unsigned long long)ns);
+		}
+	for (ns = 0; ns < 300000; ns += 7)
+		cr_expect_eq(cfqx_hist_slot(ns), slot_by_halving(ns));
+}
+
+Test(groups, per_cpu_counts_minus_bases)
+{
+	struct cfqx_group_counts c1 = { 0 }, c2 = { 0 }, b1 = { 0 };
+	struct cfqx_group_stats g = { 0 };
+
+	c1.rqs[CFQX_WRITE] = 10;
+	c1.bytes[CFQX_WRITE] = 40960;
+	c1.stime_hist[3] = 7;
+	c1.issued = 12;
+	c2.rqs[CFQX_WRITE] = 5;
+	c2.issued = 5;
+	c2.seeks[CFQX_SEEK_BACK_FAR] = 2;
+	/* CPU 1's copy had counted 8 requests for the entry's last owner */
+	b1.rqs[CFQX_WRITE] = 8;
+	b1.bytes[CFQX_WRITE] = 32768;
+	b1.issued = 9;
+	cfqx_group_counts_add(&g, &b1, -1);
+	cfqx_group_counts_add(&g, &c1, 1);
+	cfqx_group_counts_add(&g, &c2, 1);
+	cr_expect_eq(g.rqs[CFQX_WRITE], 7);
+	cr_expect_eq(g.bytes[CFQX_WRITE], 8192);
+	cr_expect_eq(g.stime_hist[3], 7);
+	cr_expect_eq(g.issued, 8);
+	cr_expect_eq(g.seeks[CFQX_SEEK_BACK_FAR], 2);
+	cr_expect_eq(g.rqs[CFQX_READ], 0);
+}
+
 Test(ratelimit, per_second_with_suppressed_count)
 {
 	struct cfqx_ratelimit st = { 0 };
