@@ -25,15 +25,20 @@
  * Contended depth.  A device that takes 64 requests serves them in its own
  * order, so whoever fills it wins.  While two or more groups are active
  * (queued, in flight or thinking) the core keeps the device no deeper
- * than its bandwidth-delay product: depth = ceil(1.25 x rate x latency /
- * request size) + 1, clamped to [2, max_depth] and the tags, where rate
- * is sectors completed per ns of busy time over windows of 64 completions
- * and latency the least dispatch-to-completion time of requests that
- * found the device idle (so queueing in the device does not count).  A
- * depth too small to fill the device raises the measured rate at the same
- * latency, and so the depth; queueing raises neither.  A group with
- * nothing in flight may still dispatch (2.6.10's first pass), so a
- * one-deep reader never waits for a slot.  A lone group gets every tag.
+ * than its knee: the least depth past which more requests in flight no
+ * longer raise its rate, found by probing (probe_depth()).  A formula from
+ * the least latency (bandwidth x delay) under-fills a device whose
+ * requests differ in latency or collide inside it (an SSD's channels), so
+ * the core measures instead of predicting.  A group with nothing in
+ * flight may still dispatch (2.6.10's first pass), so a one-deep reader
+ * never waits for a slot.  A lone group gets every tag.
+ *
+ * Disks.  On a rotational device a switch between groups costs a seek, so
+ * the core stays on the group it serves while that group has requests
+ * queued and is within its round, and a round of credit is at least
+ * CFQX_ROUND_SWITCHES times the measured cost of a switch (the device
+ * time of the first request after one): switches then take at most about
+ * a ninth of the disk, as CFQ v3's time slices meant to.
  *
  * Think time.  A sync group with one request at a time has nothing queued
  * while it thinks.  When such a group empties and its think time (EWMA of
@@ -47,7 +52,7 @@
  * in flight, dispatch goes on.  The window and the test follow the
  * measured think time and device rate, so a slowed clock (a VM, a busy
  * host) moves them instead of flipping them.
-
+ *
  * Inside a group (2.6.10): two sector-sorted queues (sync first) and two
  * FIFOs.  The next request is chosen around the end of the last dispatch
  * with cfqx_choose_req() (forward, short backward seeks at
@@ -63,8 +68,8 @@
  * Where cfqx differs from 2.6.10, and why: blk-mq asks for one request at
  * a time when the driver can take one, so there is no dispatch round of
  * `quantum` requests and no one-way sort of a driver list: quantum sizes
- * the credit above, and the contended depth bounds how far the device
- * runs ahead of the order.  The FIFO check looks at every group, not only
+ * the credit above (on a disk, with the switch cost), and the contended
+ * depth bounds how far the device runs ahead of the order.  The FIFO check looks at every group, not only
  * the chosen one, so a deadline holds whoever is being served.  "Tagged"
  * charging per request is replaced by the exclusive-time charge, which
  * splits a queueing device's busy time exactly between its completions.
@@ -90,6 +95,10 @@
 #define CFQX_WINDOW_RQS		64
 /* Depth before the first window is measured. */
 #define CFQX_INITIAL_DEPTH	4
+/* Windows at the depth a refused probe went back to, before the next. */
+#define CFQX_PROBE_WAIT		8
+/* A disk's round is at least this many group switches' worth of time. */
+#define CFQX_ROUND_SWITCHES	8
 /* EWMAs are kept x16 (4 fractional bits) and weigh a new sample 1/8. */
 #define CFQX_EWMA_SHIFT		4
 
@@ -154,6 +163,8 @@ void cfqx_sched_init(struct cfqx_sched *s, const struct cfqx_sched_device *d)
 	if (!s->dev.tags)
 		s->dev.tags = 1;
 	s->depth = CFQX_INITIAL_DEPTH;
+	s->depth_base = CFQX_INITIAL_DEPTH;
+	s->next_probe = 1;
 }
 
 void cfqx_sched_set_tags(struct cfqx_sched *s, u32 tags)
@@ -231,6 +242,10 @@ static void group_deactivate(struct cfqx_sched *s, struct cfqx_sched_group *g)
 
 void cfqx_sched_group_forget(struct cfqx_sched *s, struct cfqx_sched_group *g)
 {
+	if (s->last_group == g)
+		s->last_group = NULL;
+	if (s->last_done == g)
+		s->last_done = NULL;
 	g->anticipate_until = 0;
 	group_deactivate(s, g);
 	refresh_again(s);
@@ -260,6 +275,9 @@ static u64 credit(const struct cfqx_sched *s, const struct cfqx_policy *p)
 
 	if (!avg)
 		avg = s->dev.rotational ? 1000000 : 128;
+	if (s->dev.rotational)
+		return max_u64(avg * p->quantum,
+			       (s->switch_cost >> CFQX_EWMA_SHIFT) * CFQX_ROUND_SWITCHES) << CFQX_VSHIFT;
 	return (avg * p->quantum) << CFQX_VSHIFT;
 }
 
@@ -633,12 +651,22 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			continue;
 		if (!least || g->vtime < least->vtime)
 			least = g;
-		if (g->vtime > s->vclock + c || (!below && g->in_flight))
+		if (g->vtime > s->vclock + c)
 			continue;
+		if (!below && g->in_flight) {
+			s->win_full = 1;
+			continue;
+		}
 		if (!best || g->vtime < best->vtime ||
 		    (g->vtime == best->vtime && g->in_flight < best->in_flight))
 			best = g;
 	}
+	/* A disk: keep serving the group it is on while it may (a seek
+	 * to another group's region per request wastes the disk). */
+	if (s->dev.rotational && s->last_group &&
+	    s->last_group->on_active && group_queued(s->last_group) &&
+	    s->last_group->vtime <= s->vclock + c)
+		return below ? s->last_group : NULL;
 	if (!best && !s->in_flight)
 		best = least;
 	return best;
@@ -703,6 +731,7 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	if (!s->in_flight++)
 		s->busy_since = now;
 	s->last_sector = r->sector + r->sectors;
+	s->last_group = g;
 	/* Served: to the back of the round robin. */
 	group_deactivate(s, g);
 	group_activate(s, g);
@@ -753,12 +782,79 @@ bool cfqx_sched_has_work(const struct cfqx_sched *s)
 /* ------------------------------------------------------------------ */
 /* Completion */
 
-/* Learn the device: bandwidth-delay product from the last window. */
+/*
+ * The contended depth, probed: the least depth past which more requests
+ * in flight no longer raise the device's rate.  Each window in which the
+ * depth held work back (a queued group was refused for it) is one
+ * measurement.  From depth_base the core tries a quarter more (or less)
+ * for one window: up is kept when the rate grew by at least a quarter
+ * of the depth's growth (the device still turns depth into bandwidth),
+ * down when the rate fell by less than an eighth of the cut (the device
+ * did not need it); a kept step probes on in the same direction, a
+ * refused one goes back to depth_base and waits CFQX_PROBE_WAIT windows,
+ * then probes the other way.  So the depth follows the device's knee
+ * whatever its parallelism (a striped SSD, a throttled null_blk, a disk
+ * that serves one at a time) and whatever the latency of its requests.
+ */
+static void probe_depth(struct cfqx_sched *s, u64 rate)
+{
+	u32 base = s->depth_base, step = base / 4 ? base / 4 : 1;
+
+	if (s->depth > base)
+		step = s->depth - base;
+	else if (s->depth < base)
+		step = base - s->depth;
+	if (s->probe > 0) {
+		/* rate / base_rate >= 1 + step / (4 base) */
+		if (rate * 4 * base >= s->rate_base * (4 * base + step)) {
+			s->depth_base = s->depth;
+			s->rate_base = rate;
+			s->probe_wait = 0;
+			s->next_probe = 1;
+		} else {
+			s->probe_wait = CFQX_PROBE_WAIT;
+			s->next_probe = -1;
+		}
+	} else if (s->probe < 0) {
+		/* rate / base_rate >= 1 - step / (8 base) */
+		if (rate * 8 * base >= s->rate_base * (8 * base - step)) {
+			s->depth_base = s->depth;
+			s->rate_base = rate;
+			s->probe_wait = 0;
+			s->next_probe = -1;
+		} else {
+			s->probe_wait = CFQX_PROBE_WAIT;
+			s->next_probe = 1;
+		}
+	} else {
+		s->rate_base = rate;
+	}
+	s->probe = 0;
+	s->depth = s->depth_base;
+	if (s->probe_wait) {
+		s->probe_wait--;
+		return;
+	}
+	base = s->depth_base;
+	step = base / 4 ? base / 4 : 1;
+	if (s->next_probe < 0 && base < 2 + step)
+		s->next_probe = 1;
+	if (s->next_probe > 0 && base >= s->dev.tags) {
+		if (base < 2 + step)
+			return;
+		s->next_probe = -1;
+	}
+	s->probe = s->next_probe;
+	if (s->probe > 0)
+		s->depth = (u32)min_u64(base + step, s->dev.tags);
+	else
+		s->depth = base - step;
+}
+
+/* Learn the device: its rate and latency, and the depth, per window. */
 static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 			 u64 lat, u64 now)
 {
-	u64 rate, bdp;
-
 	/* Only a request that found the device idle shows its latency
 	 * without queueing behind others. */
 	if (r->alone && (!s->lat_min_next || lat < s->lat_min_next))
@@ -775,28 +871,19 @@ static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		s->win_busy_ns += now - s->busy_since;
 		s->busy_since = now;
 	}
-	/* The minimum of this window and the last one. */
-	lat = !s->lat_min_next ? s->lat_min_ns : !s->lat_min_ns ?
-		s->lat_min_next : min_u64(s->lat_min_ns, s->lat_min_next);
-	if (lat && s->win_busy_ns && s->avg_sectors) {
-		/*
-		 * bdp in requests x 2^20: rate (sectors/ns, x 2^24) x
-		 * latency / size (sectors x 16); the depth is 1.25 bdp,
-		 * rounded up, plus one.
-		 */
-		rate = (s->win_sectors << CFQX_RATE_SHIFT) / s->win_busy_ns;
-		s->rate = rate;
-		bdp = rate * lat / s->avg_sectors;
-		bdp = bdp * 5 / 4;
-		s->depth = (u32)min_u64((bdp + (1u << 20) - 1) / (1u << 20) + 1,
-					1u << 16);
+	if (s->win_busy_ns) {
+		s->rate = (s->win_sectors << CFQX_RATE_SHIFT) / s->win_busy_ns;
+		if (s->win_full || s->probe)
+			probe_depth(s, s->rate);
 	}
+	/* The minimum of this window and the last one. */
 	if (s->lat_min_next)
 		s->lat_min_ns = s->lat_min_next;
 	s->lat_min_next = 0;
 	s->window_rqs = 0;
 	s->win_sectors = 0;
 	s->win_busy_ns = 0;
+	s->win_full = 0;
 }
 
 u64 cfqx_sched_service(struct cfqx_sched_group *g, u64 now)
@@ -851,6 +938,9 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 		g->charged += took;
 		g->charged -= min_u64(g->charged, r->charge);
 		s->avg_cost = ewma(s->avg_cost, took);
+		if (g != s->last_done)
+			s->switch_cost = ewma(s->switch_cost, took);
+		s->last_done = g;
 	} else {
 		s->avg_cost = ewma(s->avg_cost, r->charge);
 	}

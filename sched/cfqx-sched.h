@@ -124,10 +124,14 @@ struct cfqx_sched {
 	u32 nr_head;
 	u32 nr_backlogged;		/* groups queued or in flight */
 	u32 window_rqs;			/* completions in the measuring window */
-	u32 pad0;
+	u32 depth_base;			/* the depth the probes start from */
 	u8 refused;			/* a dispatch was refused: kick on completion */
 	u8 can_dispatch;		/* what has_work() answers */
-	u8 pad[6];
+	u8 win_full;			/* the depth held work back this window */
+	s8 probe;			/* depth probe: +1 up, -1 down, 0 none */
+	s8 next_probe;			/* direction of the next probe */
+	u8 probe_wait;			/* windows at depth_base before it */
+	u8 pad[2];
 	u64 last_sector;		/* end of the last dispatch */
 	u64 next_fifo_check;
 	u64 next_wake;			/* earliest anticipation window end */
@@ -141,7 +145,11 @@ struct cfqx_sched {
 	u64 busy_since;			/* device busy since (in_flight > 0) */
 	u64 avg_sectors;		/* EWMA request size, sectors x 16 */
 	u64 rate;			/* sectors per busy ns, x 2^24 */
+	u64 rate_base;			/* ... at depth_base */
 	const struct cfqx_policy *policy;	/* the last one passed in */
+	struct cfqx_sched_group *last_group;	/* of the last dispatch */
+	struct cfqx_sched_group *last_done;	/* of the last completion */
+	u64 switch_cost;		/* EWMA device time after a group switch */
 	u64 last_now;			/* and the clock then */
 	u64 avg_cost;			/* EWMA charge per request, x 16 */
 	u64 last_complete_ns;		/* for exclusive device time */
