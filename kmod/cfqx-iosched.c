@@ -21,7 +21,9 @@
  * record, and turns blk-mq's callbacks into core calls: insert, dispatch,
  * completion, requeue, merges and admission (limit_depth).  An hrtimer
  * re-runs the queue when an anticipation window ends (contention may
- * drop); a dispatch the core refuses marks the hardware queue for restart,
+ * drop) or the core's pace lets the next request go (armed from a refused
+ * dispatch, an insert or a completion); a dispatch the core refuses marks
+ * the hardware queue for restart,
  * so the next freed request re-runs it (no kblockd round trip per
  * completion).
  *
@@ -245,6 +247,20 @@ static void cfqx_prepare_request(struct request *rq)
 		kmem_cache_free(cfqx_rq_cache, srq);
 }
 
+static void cfqx_arm_idle_timer(struct cfqx_data *cd, u64 until);
+
+/* Queued work the core holds for time alone (the pace, an anticipation
+ * window) with nothing else to re-run the queue: arm the timer. */
+static void cfqx_arm_wake(struct cfqx_data *cd)
+{
+	u64 wake_at;
+
+	lockdep_assert_held(&cd->lock);
+	wake_at = cfqx_sched_wake_at(&cd->sched);
+	if (wake_at)
+		cfqx_arm_idle_timer(cd, wake_at);
+}
+
 static void cfqx_finish_request(struct request *rq)
 {
 	struct cfqx_data *cd = rq->q->elevator->elevator_data;
@@ -262,6 +278,7 @@ static void cfqx_finish_request(struct request *rq)
 	cfqx_rq_leaves(rq->q, rq);
 	cfqx_group_put(cd, srq_group(srq));
 	cfqx_sched_release(&cd->sched, srq);
+	cfqx_arm_wake(cd);
 	spin_unlock_irqrestore(&cd->lock, flags);
 	rq->elv.priv[0] = NULL;
 	kmem_cache_free(cfqx_rq_cache, srq);
@@ -322,6 +339,7 @@ static void cfqx_insert_requests(struct blk_mq_hw_ctx *hctx,
 		else
 			cfqx_sched_insert(&cd->sched, srq, p, now);
 	}
+	cfqx_arm_wake(cd);
 	spin_unlock_irqrestore(&cd->lock, flags);
 }
 
@@ -343,11 +361,16 @@ static enum hrtimer_restart cfqx_idle_timer_fn(struct hrtimer *t)
 	struct cfqx_data *cd = container_of(t, struct cfqx_data, idle_timer);
 	unsigned long flags;
 
-	/* An anticipation window ended: the core decides again, then the
-	 * queue runs.  Cleared under the lock: a later refusal re-arms. */
+	/* An anticipation window ended or the pace lets a request go: the
+	 * core decides again, then the queue runs.  Cleared under the lock:
+	 * a later refusal, insert or completion re-arms. */
 	spin_lock_irqsave(&cd->lock, flags);
 	cd->armed_until = 0;
 	cfqx_sched_tick(&cd->sched, cfqx_policy(cd), ktime_get_ns());
+	/* Still held for time (the pace moved on): nothing else will run
+	 * the queue, so wait again (hrtimer_start from the callback
+	 * re-queues the timer; NORESTART then leaves it queued). */
+	cfqx_arm_wake(cd);
 	spin_unlock_irqrestore(&cd->lock, flags);
 	blk_mq_run_hw_queues(cd->q, true);
 	return HRTIMER_NORESTART;

@@ -33,6 +33,18 @@
  * flight may still dispatch (2.6.10's first pass), so a one-deep reader
  * never waits for a slot.  A lone group gets every tag.
  *
+ * Pace.  A device that throttles with a budget per tick (null_blk's mbps:
+ * 20 ms ticks) serves whoever comes first in the tick and makes the rest
+ * wait for the next one, so a light group that arrives late in a tick
+ * waits a whole tick per request behind a greedy one, whatever the order.
+ * While groups contend on a non-rotational device, the core therefore
+ * paces dispatch at the device's rate plus a thirty-second (learn_pace()):
+ * it keeps no more than one latency of work ahead of a virtual device
+ * that serves at that pace, so the budget lasts the tick and the queue,
+ * and with it the order, stays in the core.  The rate is learned from
+ * windows in which the device, not the pace, held work back, so the pace
+ * cannot talk itself down.  The device is never idled for the pace.
+ *
  * Disks.  On a rotational device a switch between groups costs a seek, so
  * the core stays on the group it serves while that group has requests
  * queued and is within its round, and a round of credit is at least
@@ -97,6 +109,18 @@
 #define CFQX_INITIAL_DEPTH	4
 /* Windows at the depth a refused probe went back to, before the next. */
 #define CFQX_PROBE_WAIT		8
+/* The pace is learned over windows of 64 ms (three of null_blk's 20 ms
+ * throttle ticks), in cycles of 8 windows. */
+#define CFQX_PACE_WINDOW_NS	(64 * CFQX_NSEC_PER_MSEC)
+#define CFQX_PACE_CYCLE		8
+/* A pace that fell behind (a late timer, a stalled CPU) catches up on at
+ * most this much time. */
+#ifndef CFQX_PACE_CREDIT_NS
+#define CFQX_PACE_CREDIT_NS	(2 * CFQX_NSEC_PER_MSEC)
+#endif
+/* A completion this many least latencies after the one before it, with
+ * work in flight all along: the device stalls (throttles). */
+#define CFQX_STALL_LATS		8
 /* A disk's round is at least this many group switches' worth of time. */
 #define CFQX_ROUND_SWITCHES	8
 /* EWMAs are kept x16 (4 fractional bits) and weigh a new sample 1/8. */
@@ -477,6 +501,15 @@ static bool contended(const struct cfqx_sched *s)
 	return s->nr_active >= 2;
 }
 
+/* Dispatch is paced while groups contend on a non-rotational device
+ * that throttles (it stalled in this pace cycle or the last one) and
+ * whose rate and latency are known. */
+static bool paced(const struct cfqx_sched *s)
+{
+	return contended(s) && s->pace_rate && s->lat_min_ns &&
+		!s->dev.rotational && (s->stalled_cur || s->stalled_prev);
+}
+
 /*
  * Requests the device may have in flight now: max_depth and the tags
  * always; while groups contend, also the learned depth (at least 2).
@@ -571,6 +604,18 @@ static void window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
 }
 
 /*
+ * The device's capacity, sectors per ns x 2^CFQX_RATE_SHIFT: the most it
+ * delivered in a pace window over the last two cycles, not its rate now,
+ * which holding the device for a group that does not use it lowers.
+ */
+static u64 capacity(const struct cfqx_sched *s)
+{
+	u64 c = max_u64(s->rate_max_cur, s->rate_max_prev);
+
+	return c ? c : s->rate;
+}
+
+/*
  * Is the group backlogged, one V is divided between?  A group with
  * requests queued is.  A one-deep group, in flight or thinking, is while
  * its own pace, one request per device latency plus its think time, would
@@ -595,7 +640,7 @@ static bool backlogged(const struct cfqx_sched *s,
 		return g->in_flight;
 	pace = s->lat_min_ns + g->think_min;
 	return (g->avg_sectors >> CFQX_EWMA_SHIFT << CFQX_RATE_SHIFT) *
-		s->nr_active >= s->rate * pace;
+		s->nr_active >= capacity(s) * pace;
 }
 
 /*
@@ -619,7 +664,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	struct cfqx_link *at, *next;
 	u64 c = credit(s, p), vmin = ~0ULL;
 	u32 busy = 0;
-	bool below;
+	bool below, held;
 
 	s->next_wake = 0;
 	for (at = s->active.next; at != &s->active; at = next) {
@@ -641,6 +686,8 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	if (busy && vmin > c && s->vclock < vmin - c)
 		s->vclock = vmin - c;
 	below = !contended(s) || s->in_flight < cfqx_sched_depth(s, p);
+	/* Paced: no more than one latency of work ahead of the pace. */
+	held = paced(s) && s->pace_free > now + s->lat_min_ns;
 	for (at = s->active.next; at != &s->active; at = at->next) {
 		struct cfqx_sched_group *g = container_of_group(at);
 
@@ -657,6 +704,10 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			s->win_full = 1;
 			continue;
 		}
+		/* The pace holds all but a light group's first request (it
+		 * goes, and the others wait the longer for it). */
+		if (held && (g->in_flight || backlogged(s, g)))
+			continue;
 		if (!best || g->vtime < best->vtime ||
 		    (g->vtime == best->vtime && g->in_flight < best->in_flight))
 			best = g;
@@ -667,6 +718,13 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	    s->last_group->on_active && group_queued(s->last_group) &&
 	    s->last_group->vtime <= s->vclock + c)
 		return below ? s->last_group : NULL;
+	if (!best && held) {
+		u64 t = s->pace_free - s->lat_min_ns;
+
+		if (!s->next_wake || t < s->next_wake)
+			s->next_wake = t;
+		return NULL;
+	}
 	if (!best && !s->in_flight)
 		best = least;
 	return best;
@@ -727,6 +785,10 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	g->dispatched++;
 	g->avg_sectors = ewma(g->avg_sectors, r->sectors);
 	g->in_flight++;
+	if (paced(s))
+		s->pace_free = max_u64(s->pace_free + CFQX_PACE_CREDIT_NS, now) -
+			CFQX_PACE_CREDIT_NS +
+			((u64)r->sectors << CFQX_RATE_SHIFT) / s->pace_rate;
 	r->alone = !s->in_flight;
 	if (!s->in_flight++)
 		s->busy_since = now;
@@ -777,6 +839,11 @@ out:
 bool cfqx_sched_has_work(const struct cfqx_sched *s)
 {
 	return READ_ONCE(s->can_dispatch);
+}
+
+u64 cfqx_sched_wake_at(const struct cfqx_sched *s)
+{
+	return s->nr_queued && !s->can_dispatch ? s->next_wake : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -851,6 +918,53 @@ static void probe_depth(struct cfqx_sched *s, u64 rate)
 		s->depth = base - step;
 }
 
+/*
+ * The pace, learned per window of CFQX_PACE_WINDOW_NS (BBR's pacing
+ * gain cycle, on a block device): the device's rate is the most it
+ * delivered in a window over the last two cycles of CFQX_PACE_CYCLE
+ * windows; the pace is 31/32 of it, so that the device's own queue
+ * drains and the order stays in the core, except for one window a cycle
+ * at 5/4 (will the device take more?) and the next at 3/4 (drain what
+ * that queued).
+ */
+static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
+		       u64 now)
+{
+	u64 span, rate, dev;
+
+	if (!s->pace_win_start) {
+		s->pace_win_start = now;
+		return;
+	}
+	s->pace_win_sectors += r->sectors;
+	span = now - s->pace_win_start;
+	if (span < CFQX_PACE_WINDOW_NS)
+		return;
+	rate = (s->pace_win_sectors << CFQX_RATE_SHIFT) / span;
+	s->pace_win_start = now;
+	s->pace_win_sectors = 0;
+	if (rate > s->rate_max_cur)
+		s->rate_max_cur = rate;
+	if (++s->pace_phase >= CFQX_PACE_CYCLE) {
+		s->pace_phase = 0;
+		s->rate_max_prev = s->rate_max_cur;
+		s->rate_max_cur = 0;
+		s->stalled_prev = s->stalled_cur;
+		s->stalled_cur = 0;
+	}
+	dev = max_u64(s->rate_max_cur, s->rate_max_prev);
+	switch (s->pace_phase) {
+	case 0:
+		s->pace_rate = dev + dev / 4;
+		break;
+	case 1:
+		s->pace_rate = dev - dev / 4;
+		break;
+	default:
+		s->pace_rate = dev - dev / 32;
+	}
+}
+
 /* Learn the device: its rate and latency, and the depth, per window. */
 static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 			 u64 lat, u64 now)
@@ -861,6 +975,7 @@ static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		s->lat_min_next = lat;
 	s->win_sectors += r->sectors;
 	s->avg_sectors = ewma(s->avg_sectors, r->sectors ? r->sectors : 1);
+	learn_pace(s, r, now);
 	if (!s->in_flight) {
 		s->win_busy_ns += now - s->busy_since;
 		s->busy_since = now;
@@ -932,6 +1047,9 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	start = max_u64(r->dispatch_ns, s->last_complete_ns);
 	took = now > start ? now - start : 0;
 	s->last_complete_ns = now;
+	/* The device sat on work for many latencies: it throttles. */
+	if (s->lat_min_ns && took > CFQX_STALL_LATS * s->lat_min_ns)
+		s->stalled_cur = 1;
 	if (s->dev.rotational) {
 		g->vtime += took << CFQX_VSHIFT;
 		g->vtime -= min_u64(g->vtime, r->charge << CFQX_VSHIFT);

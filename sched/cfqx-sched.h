@@ -153,6 +153,16 @@ struct cfqx_sched {
 	u64 last_now;			/* and the clock then */
 	u64 avg_cost;			/* EWMA charge per request, x 16 */
 	u64 last_complete_ns;		/* for exclusive device time */
+	u64 pace_rate;			/* dispatch pace, sectors/ns x 2^24 */
+	u64 pace_free;			/* the paced device is free at */
+	u64 pace_win_start;		/* this pace window began at */
+	u64 pace_win_sectors;		/* completed in it */
+	u64 rate_max_cur;		/* most delivered in a window, this cycle */
+	u64 rate_max_prev;		/* ... and the last one */
+	u8 pace_phase;			/* window of the pace cycle */
+	u8 stalled_cur;			/* the device stalled this cycle */
+	u8 stalled_prev;		/* ... or the last one */
+	u8 pad3[5];
 
 	struct cfqx_sched_stats st;
 };
@@ -203,6 +213,10 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 /* Would cfqx_sched_dispatch() return a request?  Lockless, one load: the
  * answer is recomputed by every other call. */
 bool cfqx_sched_has_work(const struct cfqx_sched *s);
+/* When the caller must call cfqx_sched_tick() for queued work that waits
+ * for time alone (an anticipation window, the pace), else 0.  Under the
+ * caller's lock, after an insert or a completion. */
+u64 cfqx_sched_wake_at(const struct cfqx_sched *s);
 /* Time passed (a window may have ended): recompute; returns the next
  * window end (0: none). */
 u64 cfqx_sched_tick(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now);

@@ -260,8 +260,12 @@ static void run_queue(struct sim *s)
 		tags = (unsigned)(s->dev.cfg.depth - s->dev.busy);
 		max = s->dispatch_busy ? 1 : s->nr_requests;
 		do {
-			if (!cfqx_sched_has_work(&s->core))
+			if (!cfqx_sched_has_work(&s->core)) {
+				wake = cfqx_sched_wake_at(&s->core);
+				if (wake)
+					arm_wake(s, wake);
 				break;
+			}
 			wake = 0;
 			c = cfqx_sched_dispatch(&s->core, &s->o->policy, s->now,
 						&wake);

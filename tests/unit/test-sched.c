@@ -1792,9 +1792,17 @@ static void prop_dispatch(struct prop *q, u64 step)
 		x ? "a request" : "none", q->last_op,
 		queued, head, in_flight, t->s.nr_active, t->s.nr_backlogged,
 		cfqx_sched_depth(&t->s, &t->p));
-	REQUIRE(x || !queued || in_flight,
-		"step %llu: %u queued, nothing in flight, nothing dispatched",
-		(unsigned long long)step, queued);
+	/* An idle device with work queued is held only by the pace, and
+	 * then only until a time the glue's timer is told. */
+	REQUIRE(x || !queued || in_flight || wake > t->now,
+		"step %llu: %u queued, nothing in flight, nothing dispatched, "
+		"no wake time", (unsigned long long)step, queued);
+	REQUIRE(x || !queued || in_flight ||
+		cfqx_sched_wake_at(&t->s) == wake,
+		"step %llu: wake_at() %llu, dispatch said %llu",
+		(unsigned long long)step,
+		(unsigned long long)cfqx_sched_wake_at(&t->s),
+		(unsigned long long)wake);
 	REQUIRE(!wake || (!x && wake > t->now),
 		"step %llu: wake_at %llu at %llu", (unsigned long long)step,
 		(unsigned long long)wake, (unsigned long long)t->now);
