@@ -18,7 +18,7 @@ static int cfqx_stats_show(void *data, struct seq_file *m)
 	struct cfqx_sched_stats c;
 	struct cfqx_glue_stats g;
 	unsigned int groups, active, busy, queued, in_flight, depth;
-	u64 lat, avg_sectors;
+	u64 lat, avg_sectors, capacity, pace;
 	unsigned long flags;
 
 	spin_lock_irqsave(&cd->lock, flags);
@@ -32,12 +32,16 @@ static int cfqx_stats_show(void *data, struct seq_file *m)
 	depth = cfqx_sched_depth(&cd->sched, cfqx_policy(cd));
 	lat = cd->sched.lat_min_ns;
 	avg_sectors = cd->sched.avg_sectors >> 4;
+	capacity = cfqx_sched_capacity_kib_s(&cd->sched);
+	pace = cfqx_sched_pace_kib_s(&cd->sched);
 	spin_unlock_irqrestore(&cd->lock, flags);
 
 	seq_printf(m, "groups %u\nactive %u\nbusy %u\nqueued %u\nin_flight %u\n",
 		   groups, active, busy, queued, in_flight);
 	seq_printf(m, "depth %u\nlat_min_us %llu\navg_rq_kib %llu\n", depth,
 		   lat / 1000, avg_sectors / 2);
+	seq_printf(m, "capacity_kib_s %llu\npace_kib_s %llu\n", capacity,
+		   pace);
 	seq_printf(m, "inserted %llu\ndispatched %llu\ncompleted %llu\n"
 		   "requeued %llu\nfifo_expired %llu\ndepth_full %llu\n"
 		   "idle_hit %llu\nidle_expired %llu\n"

@@ -841,6 +841,22 @@ bool cfqx_sched_has_work(const struct cfqx_sched *s)
 	return READ_ONCE(s->can_dispatch);
 }
 
+/* Sectors per ns x 2^CFQX_RATE_SHIFT, in KiB/s. */
+static u64 rate_kib_s(u64 rate)
+{
+	return (rate * 1000000000ULL) >> (CFQX_RATE_SHIFT + 1);
+}
+
+u64 cfqx_sched_capacity_kib_s(const struct cfqx_sched *s)
+{
+	return rate_kib_s(capacity(s));
+}
+
+u64 cfqx_sched_pace_kib_s(const struct cfqx_sched *s)
+{
+	return paced(s) ? rate_kib_s(s->pace_rate) : 0;
+}
+
 u64 cfqx_sched_wake_at(const struct cfqx_sched *s)
 {
 	return s->nr_queued && !s->can_dispatch ? s->next_wake : 0;

@@ -16,9 +16,10 @@
  *               service), the contended dispatch depth, anticipation, and
  *               the one-way elevator with small backward seeks inside the
  *               chosen group;
- *   complete    charges the group, learns the device (latency, throughput,
- *               bandwidth-delay product) and the group (think time), and
- *               opens an anticipation window;
+ *   complete    charges the group, learns the device (latency, rate,
+ *               capacity, the knee of its depth, its pace when it
+ *               throttles) and the group (think time), and opens an
+ *               anticipation window;
  *   admission   how many requests a group may allocate (2.6.10 may_queue).
  *
  * Units: sectors are 512 bytes; times are ns.
@@ -213,6 +214,10 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 /* Would cfqx_sched_dispatch() return a request?  Lockless, one load: the
  * answer is recomputed by every other call. */
 bool cfqx_sched_has_work(const struct cfqx_sched *s);
+/* For the caller's statistics: the device's capacity as the core sees it,
+ * and the pace (0 while dispatch is not paced), in KiB/s. */
+u64 cfqx_sched_capacity_kib_s(const struct cfqx_sched *s);
+u64 cfqx_sched_pace_kib_s(const struct cfqx_sched *s);
 /* When the caller must call cfqx_sched_tick() for queued work that waits
  * for time alone (an anticipation window, the pace), else 0.  Under the
  * caller's lock, after an insert or a completion. */

@@ -1502,8 +1502,8 @@ Test(sched_idle, thinker_that_wants_less_is_left_behind)
 {
 	static struct sim m;
 	/* One request per 1 ms think + 20 us latency + the services it may
-	 * wait for in the device: the contended depth is the device's
-	 * bandwidth-delay product plus one, two 100 us services here. */
+	 * wait for in the device: at the contended depth (the device's knee,
+	 * here about two 100 us services). */
 	const u64 demand = SEC / (1220 * US) * 8 * 512;
 
 	/* Anticipated (1 ms < slice_idle), but its pace is a tenth of a
