@@ -27,7 +27,9 @@ grep '^IOPS|' "$data.raw" > "$data.iops" || true
 	echo
 	echo "Per-request cost (null_blk without delay, 4 KiB randread, 32 in flight; medians of 3 rotated rounds):"
 	awk -F'|' '{v[$2","$3] = v[$2","$3] " " $5; r[$2","$4","$3] = $5; n[$2] = 1}
-		function med(s,  a, k) { k = split(s, a, " "); asort(a); return a[int((k + 1) / 2)] }
+		function med(s,  a, k, i, j, t) { k = split(s, a, " ");
+			for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+			return a[int((k + 1) / 2)] }
 		function rmed(g, x, y,  i, s) { s = ""; for (i = 1; i <= 3; i++) if (r[g","i","y]) s = s " " r[g","i","x] / r[g","i","y]; return med(s) }
 		END {printf "%-7s %12s %12s %12s %16s %10s\n", "groups", "mq-deadline", "bfq", "cfqx", "cfqx/mq-deadline", "cfqx/bfq";
 		for (g in n) printf "%-7s %12d %12d %12d %16.3f %10.3f\n", g, med(v[g",mq-deadline"]), med(v[g",bfq"]), med(v[g",cfqx"]), rmed(g, "cfqx", "mq-deadline"), rmed(g, "cfqx", "bfq")}' "$data.iops"
