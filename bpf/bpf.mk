@@ -6,7 +6,7 @@
 BPF_SRCS := $(wildcard $(ROOT)/bpf/*.bpf.c)
 BPF_OBJS := $(patsubst $(ROOT)/bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
-BPF_HDRS := $(wildcard $(ROOT)/include/cfqx/*.h)
+BPF_HDRS := $(wildcard $(ROOT)/include/cfqx/*.h) $(wildcard $(ROOT)/bpf/*.bpf.h)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	-I$(ROOT)/include -I$(ROOT) -Wall -Werror
 

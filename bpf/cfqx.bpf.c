@@ -59,6 +59,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <cfqx/cfq.h>
+#include "cfqx_shared.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -72,7 +73,6 @@ char LICENSE[] SEC("license") = "GPL";
 #define CFQX_CAS_TRIES		16
 #define CFQX_MAX_CPUS		8192	/* bound of the per-CPU fold loop */
 #define CFQX_SHARE_TAB		64	/* 1000 / busy tabulated up to this */
-#define CFQX_RINGBUF_SIZE	(1 << 20)
 
 #define PF_KTHREAD_FLAG		0x00200000	/* include/linux/sched.h */
 #define EEXIST_ERRNO		17		/* include/uapi/asm-generic/errno-base.h */
@@ -176,13 +176,6 @@ struct {
 } gbase SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CFQX_STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CFQX_MAX_DEVICES);
 	__type(key, __u32);
@@ -204,11 +197,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cfqx_dev_counts);
 } dcounts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, CFQX_RINGBUF_SIZE);
-} events SEC(".maps");
 
 /* The last good policy, copied and read whole under its lock. */
 struct good_policy {
@@ -316,14 +304,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } scratch SEC(".maps");
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		*v += 1;	/* per-CPU: no atomics needed */
-}
 
 /* @v into *@p if larger, against concurrent writers (max only grows). */
 static __always_inline void atomic_max(__u64 *p, __u64 v)
@@ -737,16 +717,8 @@ static __always_inline void emit(__u32 kind, struct cfqx_group_key *key,
 	}
 	suppressed = rl->suppressed;
 	rl->suppressed = 0;
-	e->kind = kind;
-	e->size = sizeof(*e);
-	e->dev = key->dev;
-	e->ts_ns = now;
-	e->group_by = key->group_by;
-	e->flags = key->flags;
-	e->id = key->id;
-	e->value = value;
-	e->value2 = value2;
-	e->suppressed = suppressed;
+	cfqx_event_fill(e, kind, key->dev, key->group_by, key->flags, key->id,
+			value, value2, suppressed, now);
 	if (comm)
 		__builtin_memcpy(e->comm, comm, sizeof(e->comm));
 	else

@@ -13,21 +13,9 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <cfqx/cfqx.h>
+#include "cfqx_shared.bpf.h"	/* events, stats: cfqx's own */
 
 char LICENSE[] SEC("license") = "GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);
-} events SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CFQX_STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
 
 /* Set by the test before each trigger. */
 __u32 target_tgid;
@@ -54,11 +42,7 @@ struct short_rec {
 
 static void count_drop(void)
 {
-	__u32 k = CFQX_STAT_RB_DROPS;
-	__u64 *v = bpf_map_lookup_elem(&stats, &k);
-
-	if (v)
-		*v += 1;
+	stat_inc(CFQX_STAT_RB_DROPS);
 	__sync_fetch_and_add(&rb_drops, 1);
 }
 
@@ -92,8 +76,10 @@ static int one_record(__u64 i, void *ctx)
 		count_drop();
 		return 0;
 	}
-	e->kind = kind;
-	e->size = sizeof(*e);
+	cfqx_event_fill(e, kind, dev, CFQX_BY_TGID, 0,
+			1000 + (groups ? n % groups : 0),
+			n,	/* sequence number: lets a test spot loss */
+			i, 0, bpf_ktime_get_ns());
 	if (badsize_every && n % badsize_every == 0) {
 		e->size = 0xbad;
 		__sync_fetch_and_add(&written_badsize, 1);
@@ -101,14 +87,6 @@ static int one_record(__u64 i, void *ctx)
 		e->kind = 200;
 		__sync_fetch_and_add(&written_unknown, 1);
 	}
-	e->dev = dev;
-	e->ts_ns = bpf_ktime_get_ns();
-	e->group_by = CFQX_BY_TGID;
-	e->flags = 0;
-	e->id = 1000 + (groups ? n % groups : 0);
-	e->value = n;		/* sequence number: lets a test spot loss */
-	e->value2 = i;
-	e->suppressed = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	bpf_ringbuf_submit(e, 0);
 	__sync_fetch_and_add(&written, 1);
