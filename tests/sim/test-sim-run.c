@@ -213,15 +213,32 @@ Test(simrun, fifo_favours_the_deep_group)
 	sim_jobfile_free(&jf);
 }
 
-static void eval_text(const char *text, const char *dev, int sched,
-		      unsigned by, struct sim_jobfile *jf, struct sim_eval *e)
+/* @text under fifo and under cfqx on @dev, grouped by @by. */
+struct pair {
+	struct sim_jobfile jf;
+	struct sim_eval fifo, cfqx;
+};
+
+static void eval_pair(const char *text, const char *dev, unsigned by,
+		      struct pair *pr)
 {
 	struct sim_opts o;
 
-	cr_assert_eq(sim_jobfile_parse_text("t.fio", text, jf, err,
+	cr_assert_eq(sim_jobfile_parse_text("t.fio", text, &pr->jf, err,
 					    sizeof(err)), 0, "%s", err);
-	opts(&o, jf, dev, sched, by, 1);
-	cr_assert_eq(sim_evaluate(&o, NULL, e, err, sizeof(err)), 0, "%s", err);
+	opts(&o, &pr->jf, dev, SIM_SCHED_FIFO, by, 1);
+	cr_assert_eq(sim_evaluate(&o, NULL, &pr->fifo, err, sizeof(err)), 0,
+		     "%s", err);
+	o.sched = SIM_SCHED_CFQX;
+	cr_assert_eq(sim_evaluate(&o, NULL, &pr->cfqx, err, sizeof(err)), 0,
+		     "%s", err);
+}
+
+static void pair_free(struct pair *pr)
+{
+	sim_eval_free(&pr->fifo);
+	sim_eval_free(&pr->cfqx);
+	sim_jobfile_free(&pr->jf);
 }
 
 /* null_blk throttles per 20 ms tick: under fifo, light readers that think
@@ -237,23 +254,19 @@ Test(simrun, the_pace_keeps_a_throttled_device_fair)
 		"[big3]\nrw=read\nbs=512k\nthinktime=924\noffset=4g\nuid=1001\n"
 		"[small1]\nrw=read\nbs=16k\nthinktime=3979\noffset=6g\nuid=1002\n"
 		"[small2]\nrw=read\nbs=16k\nthinktime=3979\noffset=8g\nuid=1002\n";
-	struct sim_jobfile jf, jf2;
-	struct sim_eval fifo, cfqx;
+	struct pair pr;
 
-	eval_text(text, "nullb", SIM_SCHED_FIFO, CFQX_BY_UID, &jf, &fifo);
-	eval_text(text, "nullb", SIM_SCHED_CFQX, CFQX_BY_UID, &jf2, &cfqx);
-	cr_expect_lt(fifo.f.worst_share, 0.25, "fifo worst %f",
-		     fifo.f.worst_share);
-	cr_expect_geq(cfqx.f.worst_share, 3 * fifo.f.worst_share,
-		      "cfqx worst %f, fifo %f", cfqx.f.worst_share,
-		      fifo.f.worst_share);
-	cr_expect_geq(cfqx.f.maxmin_jain, 0.95, "%f", cfqx.f.maxmin_jain);
-	cr_expect_geq(cfqx.total_bw, 0.95 * fifo.total_bw, "%f of %f",
-		      cfqx.total_bw, fifo.total_bw);
-	sim_eval_free(&fifo);
-	sim_eval_free(&cfqx);
-	sim_jobfile_free(&jf);
-	sim_jobfile_free(&jf2);
+	eval_pair(text, "nullb", CFQX_BY_UID, &pr);
+	cr_expect_lt(pr.fifo.f.worst_share, 0.25, "fifo worst %f",
+		     pr.fifo.f.worst_share);
+	cr_expect_geq(pr.cfqx.f.worst_share, 3 * pr.fifo.f.worst_share,
+		      "cfqx worst %f, fifo %f", pr.cfqx.f.worst_share,
+		      pr.fifo.f.worst_share);
+	cr_expect_geq(pr.cfqx.f.maxmin_jain, 0.95, "%f",
+		      pr.cfqx.f.maxmin_jain);
+	cr_expect_geq(pr.cfqx.total_bw, 0.95 * pr.fifo.total_bw, "%f of %f",
+		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	pair_free(&pr);
 }
 
 /* On a disk, serving two groups a request each in turn seeks between
@@ -266,17 +279,12 @@ Test(simrun, disk_rounds_keep_a_disk_streaming)
 		"numjobs=2\n"
 		"[reader]\nioengine=libaio\niodepth=21\nrw=read\nbs=4k\n"
 		"offset=2g\n";
-	struct sim_jobfile jf, jf2;
-	struct sim_eval fifo, cfqx;
+	struct pair pr;
 
-	eval_text(text, "hdd", SIM_SCHED_FIFO, CFQX_BY_PGID, &jf, &fifo);
-	eval_text(text, "hdd", SIM_SCHED_CFQX, CFQX_BY_PGID, &jf2, &cfqx);
-	cr_expect_geq(cfqx.total_bw, 2 * fifo.total_bw, "%f of %f",
-		      cfqx.total_bw, fifo.total_bw);
-	cr_expect_gt(cfqx.f.worst_share, fifo.f.worst_share, "%f vs %f",
-		     cfqx.f.worst_share, fifo.f.worst_share);
-	sim_eval_free(&fifo);
-	sim_eval_free(&cfqx);
-	sim_jobfile_free(&jf);
-	sim_jobfile_free(&jf2);
+	eval_pair(text, "hdd", CFQX_BY_PGID, &pr);
+	cr_expect_geq(pr.cfqx.total_bw, 2 * pr.fifo.total_bw, "%f of %f",
+		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	cr_expect_gt(pr.cfqx.f.worst_share, pr.fifo.f.worst_share,
+		     "%f vs %f", pr.cfqx.f.worst_share, pr.fifo.f.worst_share);
+	pair_free(&pr);
 }
