@@ -678,7 +678,8 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			busy++;
 			vmin = min_u64(vmin, g->vtime);
 		}
-		if (g->anticipate_until &&
+		/* A busy group's window may be over: only open ones wake. */
+		if (g->anticipate_until > now &&
 		    (!s->next_wake || g->anticipate_until < s->next_wake))
 			s->next_wake = g->anticipate_until;
 	}
@@ -706,8 +707,10 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		}
 		/* The pace holds all but a light group's first request (it
 		 * goes, and the others wait the longer for it). */
-		if (held && (g->in_flight || backlogged(s, g)))
+		if (held && (g->in_flight || backlogged(s, g))) {
+			s->pace_held = 1;
 			continue;
+		}
 		if (!best || g->vtime < best->vtime ||
 		    (g->vtime == best->vtime && g->in_flight < best->in_flight))
 			best = g;
@@ -785,10 +788,12 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	g->dispatched++;
 	g->avg_sectors = ewma(g->avg_sectors, r->sectors);
 	g->in_flight++;
+	/* One request never holds the pace for more than a window. */
 	if (paced(s))
 		s->pace_free = max_u64(s->pace_free + CFQX_PACE_CREDIT_NS, now) -
 			CFQX_PACE_CREDIT_NS +
-			((u64)r->sectors << CFQX_RATE_SHIFT) / s->pace_rate;
+			min_u64(((u64)r->sectors << CFQX_RATE_SHIFT) /
+				s->pace_rate, CFQX_PACE_WINDOW_NS);
 	r->alone = !s->in_flight;
 	if (!s->in_flight++)
 		s->busy_since = now;
@@ -821,7 +826,7 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 	if (!g) {
 		s->st.depth_full++;
 		s->refused = 1;
-		*wake_at = s->next_wake;
+		*wake_at = s->next_wake > now ? s->next_wake : 0;
 		refresh(s, p, now);
 		return NULL;
 	}
@@ -859,7 +864,8 @@ u64 cfqx_sched_pace_kib_s(const struct cfqx_sched *s)
 
 u64 cfqx_sched_wake_at(const struct cfqx_sched *s)
 {
-	return s->nr_queued && !s->can_dispatch ? s->next_wake : 0;
+	return s->nr_queued && !s->can_dispatch &&
+		s->next_wake > s->last_now ? s->next_wake : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -941,7 +947,8 @@ static void probe_depth(struct cfqx_sched *s, u64 rate)
  * windows; the pace is 31/32 of it, so that the device's own queue
  * drains and the order stays in the core, except for one window a cycle
  * at 5/4 (will the device take more?) and the next at 3/4 (drain what
- * that queued).
+ * that queued).  A window in which the pace, not the device, held work
+ * back counts as 1/16 above the pace, so the pace cannot spiral down.
  */
 static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		       u64 now)
@@ -957,6 +964,14 @@ static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 	if (span < CFQX_PACE_WINDOW_NS)
 		return;
 	rate = (s->pace_win_sectors << CFQX_RATE_SHIFT) / span;
+	/* The pace held work back and the device never stalled: the pace,
+	 * not the device, set what it delivered, so it may take a sixteenth
+	 * more (a lull, or a guest that stood still, cannot talk it down
+	 * for good). */
+	if (s->pace_held && !s->win_stalled)
+		rate = max_u64(rate, s->pace_rate + s->pace_rate / 16);
+	s->pace_held = 0;
+	s->win_stalled = 0;
 	s->pace_win_start = now;
 	s->pace_win_sectors = 0;
 	if (rate > s->rate_max_cur)
@@ -1064,8 +1079,10 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	took = now > start ? now - start : 0;
 	s->last_complete_ns = now;
 	/* The device sat on work for many latencies: it throttles. */
-	if (s->lat_min_ns && took > CFQX_STALL_LATS * s->lat_min_ns)
+	if (s->lat_min_ns && took > CFQX_STALL_LATS * s->lat_min_ns) {
 		s->stalled_cur = 1;
+		s->win_stalled = 1;
+	}
 	if (s->dev.rotational) {
 		g->vtime += took << CFQX_VSHIFT;
 		g->vtime -= min_u64(g->vtime, r->charge << CFQX_VSHIFT);

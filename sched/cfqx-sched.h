@@ -163,7 +163,9 @@ struct cfqx_sched {
 	u8 pace_phase;			/* window of the pace cycle */
 	u8 stalled_cur;			/* the device stalled this cycle */
 	u8 stalled_prev;		/* ... or the last one */
-	u8 pad3[5];
+	u8 win_stalled;			/* ... or this pace window */
+	u8 pace_held;			/* the pace held work in this window */
+	u8 pad3[3];
 
 	struct cfqx_sched_stats st;
 };

@@ -1780,6 +1780,12 @@ static void prop_dispatch(struct prop *q, u64 step)
 {
 	struct rig *t = &q->t;
 	bool work = cfqx_sched_has_work(&t->s);
+	u64 when = cfqx_sched_wake_at(&t->s);
+
+	/* A wake time in the past would re-arm the glue's timer forever. */
+	REQUIRE(!when || when > t->now, "step %llu: wake_at %llu at %llu",
+		(unsigned long long)step, (unsigned long long)when,
+		(unsigned long long)t->now);
 	u32 queued = t->s.nr_queued, in_flight = t->s.in_flight;
 	u32 head = t->s.nr_head;
 	u64 wake = 0;
