@@ -705,9 +705,12 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			s->win_full = 1;
 			continue;
 		}
-		/* The pace holds all but a light group's first request (it
-		 * goes, and the others wait the longer for it). */
-		if (held && (g->in_flight || backlogged(s, g))) {
+		/* The pace holds every group here (a queued group is
+		 * backlogged): exempting one-deep readers back from thinking,
+		 * or groups owed service, gave the tick's budget to whoever
+		 * came first again (simulator matrix: median worst x 0.74 ->
+		 * 0.63). */
+		if (held) {
 			s->pace_held = 1;
 			continue;
 		}

@@ -1570,6 +1570,28 @@ static void phase_sync(void)
 #define SOAK_PROCS	100000
 #define SOAK_FORKERS	2
 
+/*
+ * The soak's process count: SOAK_PROCS, or CFQX_SOAK_PROCS (a TCG guest,
+ * where one fork costs about 2 ms, runs a fifth: t60).  At least 4096,
+ * so that groups are still recycled many times over.
+ */
+static int soak_procs(void)
+{
+	const char *env = getenv("CFQX_SOAK_PROCS");
+	char *end;
+	long n;
+
+	if (!env)
+		return SOAK_PROCS;
+	errno = 0;
+	n = strtol(env, &end, 10);
+	if (errno || end == env || *end || n < 4096 || n > 10000000 ||
+	    n % SOAK_FORKERS)
+		die("CFQX_SOAK_PROCS '%s': want an even count from 4096 to 10000000",
+		    env);
+	return (int)n;
+}
+
 /* Writes completed on the loop device, from its diskstats. */
 static unsigned long long kernel_writes(void)
 {
@@ -1608,7 +1630,7 @@ static int soak_forker(int fd, int idx, int n)
 }
 
 /*
- * SOAK_PROCS processes, each its own tgid group doing one write, with
+ * soak_procs() processes, each its own tgid group doing one write, with
  * the maps sized to an 8 MiB budget (a few hundred groups, with their
  * per-CPU counters): idle groups are recycled into the device's retired
  * bucket, nothing is ever unattributed (groups_full 0) and the totals
@@ -1623,6 +1645,7 @@ static void phase_soak(void)
 	int i, fd, st, ok = 1;
 	struct timespec t0, t1;
 	unsigned long long ks0;
+	int procs = soak_procs();
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (CFQX("load", "--dev", loopdev, "--policy", "tgid",
@@ -1639,7 +1662,7 @@ static void phase_soak(void)
 		if (forkers[i] < 0)
 			die("fork: %s", strerror(errno));
 		if (!forkers[i])
-			_exit(soak_forker(fd, i, SOAK_PROCS / SOAK_FORKERS));
+			_exit(soak_forker(fd, i, procs / SOAK_FORKERS));
 	}
 	for (i = 0; i < SOAK_FORKERS; i++)
 		if (waitpid(forkers[i], &st, 0) != forkers[i] ||
@@ -1665,15 +1688,15 @@ static void phase_soak(void)
 	if (stale)
 		printf("note: soak: %llu requests completed with no completion event (kernel diskstats: %llu writes), retired as stale\n",
 		       stale, kernel_writes() - ks0);
-	check(dev && exact(dev_w + stale, SOAK_PROCS, 1) && sum_w == dev_w &&
+	check(dev && exact(dev_w + stale, procs, 1) && sum_w == dev_w &&
 	      jnum(dev, "write_bytes") == dev_w * 4096,
 	      "%s: device %llu writes (%llu bytes), groups %llu; want %d (prog_misses %llu, unmatched %llu, untracked %llu)",
 	      what, dev_w, dev ? jnum(dev, "write_bytes") : 0, sum_w,
-	      SOAK_PROCS, cur_misses, jnum(c, "unmatched"),
+	      procs, cur_misses, jnum(c, "unmatched"),
 	      dev ? jnum(dev, "untracked_rqs") : 0);
-	check(recycled + 1024 >= SOAK_PROCS,
+	check(recycled + 1024 >= (unsigned long long)procs,
 	      "%s: only %llu groups recycled for %d processes", what,
-	      recycled, SOAK_PROCS);
+	      recycled, procs);
 	check_clean_counters(root, what);
 	if (getenv("CFQX_TEST_DEBUG"))
 		printf("debug: %s\n", rr.out);
@@ -1681,7 +1704,7 @@ static void phase_soak(void)
 	unload();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("ok: soak: %d short-lived processes under tgid in an 8 MiB budget: %llu groups recycled, groups_full 0, totals exact (%.1f s)\n",
-	       SOAK_PROCS, recycled,
+	       procs, recycled,
 	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 

@@ -122,6 +122,10 @@ fair_mix() {
 		set_sched $dev $s
 		[ $s = cfqx ] && echo uid > $(iosched $dev group_by)
 		run_fio $mix-$s "$job" || return 1
+		# What cfqx learned of the device in the mix (debugfs stats).
+		[ $s = cfqx ] && say "$mix: cfqx learned: $(grep -E \
+			'^(depth|lat_min_us|capacity_kib_s|pace_kib_s|depth_full|idle_hit|idle_expired|throttled) ' \
+			$(schedfile $dev stats) | tr '\n' ' ')"
 		got=$(group_bw $FIO_OUT/$mix-$s.json | awk '{print $2}' | tr '\n' ' ')
 		res="$res$s:$got;"
 		t=$(sum $got); [ "$t" -gt "$cap" ] && cap=$t
