@@ -706,10 +706,8 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			continue;
 		}
 		/* The pace holds every group here (a queued group is
-		 * backlogged): exempting one-deep readers back from thinking,
-		 * or groups owed service, gave the tick's budget to whoever
-		 * came first again (simulator matrix: median worst x 0.74 ->
-		 * 0.63). */
+		 * backlogged): exempting one-deep readers back from thinking
+		 * gives the tick's budget to whoever comes first again. */
 		if (held) {
 			s->pace_held = 1;
 			continue;
