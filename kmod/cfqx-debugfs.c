@@ -44,17 +44,19 @@ static int cfqx_stats_show(void *data, struct seq_file *m)
 		   pace);
 	seq_printf(m, "inserted %llu\ndispatched %llu\ncompleted %llu\n"
 		   "requeued %llu\nfifo_expired %llu\ndepth_full %llu\n"
+		   "pace_refused %llu\npaced %llu\n"
 		   "idle_hit %llu\nidle_expired %llu\n"
 		   "merged_rq %llu\nmerged_cross %llu\n",
 		   c.inserted, c.dispatched, c.completed, c.requeued,
-		   c.fifo_expired, c.depth_full, c.idle_hit,
-		   c.idle_expired, c.merged, c.merged_cross);
+		   c.fifo_expired, c.depth_full, c.pace_refused, c.paced,
+		   c.idle_hit, c.idle_expired, c.merged, c.merged_cross);
 	seq_printf(m, "merged_bio %llu\nmerge_refused %llu\nthrottled %llu\n"
 		   "unscheduled %llu\nalloc_fail %llu\nbad_policy %llu\n"
-		   "groups_created %llu\ngroups_freed %llu\n",
+		   "groups_created %llu\ngroups_freed %llu\n"
+		   "timer_armed %llu\ntimer_fired %llu\n",
 		   g.merged_bio, g.merge_refused, g.throttled, g.unscheduled,
 		   g.alloc_fail, g.bad_policy, g.groups_created,
-		   g.groups_freed);
+		   g.groups_freed, g.timer_armed, g.timer_fired);
 	return 0;
 }
 

@@ -353,6 +353,7 @@ static void cfqx_arm_idle_timer(struct cfqx_data *cd, u64 until)
 	if (cd->armed_until && cd->armed_until <= until)
 		return;
 	cd->armed_until = until;
+	cd->st.timer_armed++;
 	hrtimer_start(&cd->idle_timer, ns_to_ktime(until), HRTIMER_MODE_ABS);
 }
 
@@ -366,6 +367,7 @@ static enum hrtimer_restart cfqx_idle_timer_fn(struct hrtimer *t)
 	 * a later refusal, insert or completion re-arms. */
 	spin_lock_irqsave(&cd->lock, flags);
 	cd->armed_until = 0;
+	cd->st.timer_fired++;
 	cfqx_sched_tick(&cd->sched, cfqx_policy(cd), ktime_get_ns());
 	/* Still held for time (the pace moved on): nothing else will run
 	 * the queue, so wait again (hrtimer_start from the callback

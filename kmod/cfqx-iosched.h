@@ -57,6 +57,8 @@ struct cfqx_glue_stats {
 	u64 bad_policy;
 	u64 groups_created;
 	u64 groups_freed;
+	u64 timer_armed;		/* idle timer (re)started for a hold */
+	u64 timer_fired;
 };
 
 struct cfqx_data {

@@ -43,7 +43,9 @@
  * that serves at that pace, so the budget lasts the tick and the queue,
  * and with it the order, stays in the core.  The rate is learned from
  * windows in which the device, not the pace, held work back, so the pace
- * cannot talk itself down.  The device is never idled for the pace.
+ * cannot talk itself down.  While requests are in flight, the pace waits
+ * for their completions, not for a timer: the pace slots come at the
+ * rate completions do.
  *
  * Disks.  On a rotational device a switch between groups costs a seek, so
  * the core stays on the group it serves while that group has requests
@@ -722,10 +724,13 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	    s->last_group->on_active && group_queued(s->last_group) &&
 	    s->last_group->vtime <= s->vclock + c)
 		return below ? s->last_group : NULL;
+	/* Held for the pace: with requests in flight, their completions
+	 * ask again (no timer per request: in a VM each costs the guest
+	 * an interrupt and a kblockd run); with none, a timer does. */
 	if (!best && held) {
 		u64 t = s->pace_free - s->lat_min_ns;
 
-		if (!s->next_wake || t < s->next_wake)
+		if (!s->in_flight && (!s->next_wake || t < s->next_wake))
 			s->next_wake = t;
 		return NULL;
 	}
@@ -790,11 +795,13 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	g->avg_sectors = ewma(g->avg_sectors, r->sectors);
 	g->in_flight++;
 	/* One request never holds the pace for more than a window. */
-	if (paced(s))
+	if (paced(s)) {
 		s->pace_free = max_u64(s->pace_free + CFQX_PACE_CREDIT_NS, now) -
 			CFQX_PACE_CREDIT_NS +
 			min_u64(((u64)r->sectors << CFQX_RATE_SHIFT) /
 				s->pace_rate, CFQX_PACE_WINDOW_NS);
+		s->st.paced++;
+	}
 	r->alone = !s->in_flight;
 	if (!s->in_flight++)
 		s->busy_since = now;
@@ -826,6 +833,8 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 		g = choose(s, p, now);
 	if (!g) {
 		s->st.depth_full++;
+		if (paced(s) && s->pace_free > now + s->lat_min_ns)
+			s->st.pace_refused++;
 		s->refused = 1;
 		*wake_at = s->next_wake > now ? s->next_wake : 0;
 		refresh(s, p, now);

@@ -103,7 +103,9 @@ struct cfqx_sched_stats {
 	u64 inserted;
 	u64 dispatched;
 	u64 fifo_expired;
-	u64 depth_full;			/* dispatch refused: contended depth */
+	u64 depth_full;			/* dispatch refused (depth, pace, order) */
+	u64 pace_refused;		/* ... of those, for the pace */
+	u64 paced;			/* dispatched while the pace was on */
 	u64 idle_hit;			/* anticipated group came back in time */
 	u64 idle_expired;		/* ... or did not */
 	u64 requeued;

@@ -14,7 +14,7 @@ for f in "$@"; do
 	[ -e "$f" ] || { echo "sim-mixes: no mix files ($f)"; exit 1; }
 	pol=$(sed -n 's/^; *cfqx-policy: *\([a-z]*\).*/\1/p' "$f" | head -1)
 	for s in fifo cfqx; do
-		"$cfqx" sim "$f" --device nullb --sched "$s" --policy "${pol:-uid}" --json |
+		"$cfqx" sim "$f" --device "nullb,bw=${CFQX_FAIR_MBPS:-100}M" --sched "$s" --policy "${pol:-uid}" --json |
 			jq -r --arg m "$(basename "$f" .fio)" --arg s "$s" '
 				"\($m) \($s) \(.policy) \(.maxmin_jain) \(.worst_share) \(.total_kib_s / 1024) " +
 				([.groups[] | "\(.name | gsub(" "; "_"))=\(.kib_s / 1024 | floor):\(.share * 100 | floor / 100)"] | join(" "))' |

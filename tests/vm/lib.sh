@@ -50,6 +50,18 @@ nullb_contended() {
 		hw_queue_depth=64 mbps=200 size=8192 blocksize=4096 memory_backed=0
 }
 
+# The fairness device: issue 5's, throttled to CFQX_FAIR_MBPS (default
+# 100 MiB/s).  At 200 MiB/s a one-deep reader's I/O in the mixes spends
+# 1-2 ms outside the block layer waiting for a TCG vCPU, against 0.5 ms
+# alone: the guest CPU, not the device, bounds it, and its fair share
+# measures CFS, not the elevator (docs/testing.md).  At 100 MiB/s the same
+# mixes are device-bound.
+nullb_fair() {
+	nullb_create "$1" queue_mode=2 irqmode=2 completion_nsec=200000 \
+		hw_queue_depth=64 mbps=${CFQX_FAIR_MBPS:-100} size=8192 \
+		blocksize=4096 memory_backed=0
+}
+
 # wait_until SECS WHAT CMD...: polls CMD every 0.1 s until it succeeds;
 # after SECS seconds says "not ok - WHAT did not happen in SECS s" and
 # returns 1.  For what a test must wait for, instead of a sleep that
@@ -103,6 +115,28 @@ group_bw() {
 		| group_by(.u) | .[] | "\(.[0].u) \(map(.b) | add)"' "$1"
 }
 
+# group_lat JSON: "uid lat_us cycle_us" per group: the mean time a request
+# took from submission to completion (in the scheduler and the device), and
+# the mean time between a job's requests (lat plus the job's own think and
+# CPU time), over the group's jobs.  A group whose cycle is far above its
+# lat lost its share to the CPU, not to the I/O scheduler.
+group_lat() {
+	jq -r '[.jobs[] | {u: .["job options"].uid, n: (.read.total_ios + .write.total_ios),
+		l: ((.read.lat_ns.mean // 0) * .read.total_ios + (.write.lat_ns.mean // 0) * .write.total_ios),
+		t: (.job_runtime * 1000000)}]
+		| group_by(.u) | .[] | (map(.n) | add) as $n
+		| "\(.[0].u) \(if $n > 0 then (map(.l) | add) / $n / 1000 | floor else 0 end) \(if $n > 0 then (map(.t) | add) / $n / 1000 | floor else 0 end)"' "$1"
+}
+
+# cpu_busy "CPU LINE": the guest CPUs' busy share (%) since that
+# /proc/stat "cpu" line (iowait counts as idle).  A mix that keeps them
+# near 100% is bound by the guest CPU, not the device.
+cpu_busy() {
+	echo "$1 $(head -n 1 /proc/stat)" | awk '{ n = 11
+		for (i = 2; i <= n; i++) { d = $(i + n) - $i; t += d; if (i == 5 || i == 6) idle += d }
+		printf "%.0f", t ? 100 * (t - idle) / t : 0 }'
+}
+
 # fair_mix MIX DEV "SCHEDS": runs tests/mixes/MIX.fio (groups by uid) on
 # DEV: each group alone under none (its demand), then the whole mix under
 # each scheduler, all in this boot.  Prints a table and one line per
@@ -110,7 +144,7 @@ group_bw() {
 # MiB/s (DESIGN "Measuring fairness", by `cfqx fairness`; the capacity is
 # the most any scheduler delivered).  Non-zero when fio failed.
 fair_mix() {
-	local mix=$1 dev=$2 scheds=$3 job=/tests/mixes/$1.fio u s got t f
+	local mix=$1 dev=$2 scheds=$3 job=/tests/mixes/$1.fio u s got t f c0 busy
 	local demand="" cap=0 res=""
 	export CFQX_DEV=/dev/$dev
 	set_sched $dev none
@@ -121,11 +155,14 @@ fair_mix() {
 	for s in $scheds; do
 		set_sched $dev $s
 		[ $s = cfqx ] && echo uid > $(iosched $dev group_by)
+		c0=$(head -n 1 /proc/stat)
 		run_fio $mix-$s "$job" || return 1
+		busy=$(cpu_busy "$c0")
 		# What cfqx learned of the device in the mix (debugfs stats).
 		[ $s = cfqx ] && say "$mix: cfqx learned: $(grep -E \
-			'^(depth|lat_min_us|capacity_kib_s|pace_kib_s|depth_full|idle_hit|idle_expired|throttled) ' \
+			'^(depth|lat_min_us|capacity_kib_s|depth_full|pace_refused|paced|idle_hit|idle_expired|timer_armed|timer_fired) ' \
 			$(schedfile $dev stats) | tr '\n' ' ')"
+		say "$mix: $s: guest CPU ${busy}% busy; per group (uid lat_us cycle_us): $(group_lat $FIO_OUT/$mix-$s.json | tr '\n' ',')"
 		got=$(group_bw $FIO_OUT/$mix-$s.json | awk '{print $2}' | tr '\n' ' ')
 		res="$res$s:$got;"
 		t=$(sum $got); [ "$t" -gt "$cap" ] && cap=$t
