@@ -2,9 +2,10 @@
 # The simulator's prediction for each VM mix (tests/mixes/*.fio, the job
 # files the VM benchmarks run with fio): per mix and scheduler (fifo for
 # none, cfqx), max-min Jain, worst share, total and each group's MiB/s and
-# x on the nullb model, for comparison with what the VM measures.  The
-# grouping key comes from a "; cfqx-policy: KEY" line in the file (default
-# uid).  Usage: sim-mixes.sh CFQX_BINARY [MIX.fio...]
+# x on the nullb model at t20's 100 MiB/s (tests/vm/lib.sh FAIR_MBPS), for
+# comparison with what the VM measures.  The grouping key comes from a
+# "; cfqx-policy: KEY" line in the file (default uid).
+# Usage: sim-mixes.sh CFQX_BINARY [MIX.fio...]
 set -euo pipefail
 cfqx=$1
 shift
@@ -14,7 +15,7 @@ for f in "$@"; do
 	[ -e "$f" ] || { echo "sim-mixes: no mix files ($f)"; exit 1; }
 	pol=$(sed -n 's/^; *cfqx-policy: *\([a-z]*\).*/\1/p' "$f" | head -1)
 	for s in fifo cfqx; do
-		"$cfqx" sim "$f" --device "nullb,bw=${CFQX_FAIR_MBPS:-100}M" --sched "$s" --policy "${pol:-uid}" --json |
+		"$cfqx" sim "$f" --device nullb,bw=100M --sched "$s" --policy "${pol:-uid}" --json |
 			jq -r --arg m "$(basename "$f" .fio)" --arg s "$s" '
 				"\($m) \($s) \(.policy) \(.maxmin_jain) \(.worst_share) \(.total_kib_s / 1024) " +
 				([.groups[] | "\(.name | gsub(" "; "_"))=\(.kib_s / 1024 | floor):\(.share * 100 | floor / 100)"] | join(" "))' |

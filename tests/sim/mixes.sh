@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The VM's contended mixes (tests/mixes/*.fio) through the simulator on
 # the nullb model, at the rate the VM's fairness test uses (100 MiB/s,
-# tests/vm/lib.sh nullb_fair) and at issue 5's 200 MiB/s (which the
-# simulator's CPU-less host can drive): cfqx must meet issue 9's targets on each,
-# deterministically (same input, same output): max-min Jain >= 0.95,
+# tests/vm/lib.sh FAIR_MBPS) and at issue 5's 200 MiB/s (which the
+# simulator's CPU-less host can drive): cfqx must meet issue 9's targets
+# on each, deterministically (same input, same output): max-min Jain >= 0.95,
 # worst share >= 0.8, total >= 95% of fifo's (none).  The full seeded
 # matrix of 240 scenarios is `make sim-matrix` (a report: it names the
 # targets it misses).  Usage: mixes.sh CFQX_BINARY

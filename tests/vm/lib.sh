@@ -50,16 +50,17 @@ nullb_contended() {
 		hw_queue_depth=64 mbps=200 size=8192 blocksize=4096 memory_backed=0
 }
 
-# The fairness device: issue 5's, throttled to CFQX_FAIR_MBPS (default
-# 100 MiB/s).  At 200 MiB/s a one-deep reader's I/O in the mixes spends
+# The fairness device: issue 5's, throttled to FAIR_MBPS (100 MiB/s;
+# tests/sim/mixes.sh and scripts/sim-mixes.sh simulate the same).  At 200 MiB/s a one-deep reader's I/O in the mixes spends
 # 1-2 ms outside the block layer waiting for a TCG vCPU, against 0.5 ms
 # alone: the guest CPU, not the device, bounds it, and its fair share
 # measures CFS, not the elevator (docs/testing.md).  At 100 MiB/s the same
 # mixes are device-bound.
+FAIR_MBPS=100
 nullb_fair() {
 	nullb_create "$1" queue_mode=2 irqmode=2 completion_nsec=200000 \
-		hw_queue_depth=64 mbps=${CFQX_FAIR_MBPS:-100} size=8192 \
-		blocksize=4096 memory_backed=0
+		hw_queue_depth=64 mbps=$FAIR_MBPS size=8192 blocksize=4096 \
+		memory_backed=0
 }
 
 # wait_until SECS WHAT CMD...: polls CMD every 0.1 s until it succeeds;
