@@ -43,9 +43,7 @@
  * that serves at that pace, so the budget lasts the tick and the queue,
  * and with it the order, stays in the core.  The rate is learned from
  * windows in which the device, not the pace, held work back, so the pace
- * cannot talk itself down.  While requests are in flight, the pace waits
- * for their completions, not for a timer: the pace slots come at the
- * rate completions do.
+ * cannot talk itself down.
  *
  * Disks.  On a rotational device a switch between groups costs a seek, so
  * the core stays on the group it serves while that group has requests
@@ -724,13 +722,13 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	    s->last_group->on_active && group_queued(s->last_group) &&
 	    s->last_group->vtime <= s->vclock + c)
 		return below ? s->last_group : NULL;
-	/* Held for the pace: with requests in flight, their completions
-	 * ask again (no timer per request: in a VM each costs the guest
-	 * an interrupt and a kblockd run); with none, a timer does. */
+	/* Held for the pace: a timer asks again, even with requests in
+	 * flight (one the driver refused waits on blk-mq's dispatch list,
+	 * and only a queue run retries it: a completion may never come). */
 	if (!best && held) {
 		u64 t = s->pace_free - s->lat_min_ns;
 
-		if (!s->in_flight && (!s->next_wake || t < s->next_wake))
+		if (!s->next_wake || t < s->next_wake)
 			s->next_wake = t;
 		return NULL;
 	}
