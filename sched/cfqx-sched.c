@@ -510,6 +510,13 @@ static bool paced(const struct cfqx_sched *s)
 		!s->dev.rotational && (s->stalled_cur || s->stalled_prev);
 }
 
+/* The pace holds dispatch now: more than one latency of work is ahead of
+ * the virtual device that serves at the pace. */
+static bool pace_holds(const struct cfqx_sched *s, u64 now)
+{
+	return paced(s) && s->pace_free > now + s->lat_min_ns;
+}
+
 /*
  * Requests the device may have in flight now: max_depth and the tags
  * always; while groups contend, also the learned depth (at least 2).
@@ -687,8 +694,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	if (busy && vmin > c && s->vclock < vmin - c)
 		s->vclock = vmin - c;
 	below = !contended(s) || s->in_flight < cfqx_sched_depth(s, p);
-	/* Paced: no more than one latency of work ahead of the pace. */
-	held = paced(s) && s->pace_free > now + s->lat_min_ns;
+	held = pace_holds(s, now);
 	for (at = s->active.next; at != &s->active; at = at->next) {
 		struct cfqx_sched_group *g = container_of_group(at);
 
@@ -831,7 +837,7 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 		g = choose(s, p, now);
 	if (!g) {
 		s->st.depth_full++;
-		if (paced(s) && s->pace_free > now + s->lat_min_ns)
+		if (pace_holds(s, now))
 			s->st.pace_refused++;
 		s->refused = 1;
 		*wake_at = s->next_wake > now ? s->next_wake : 0;

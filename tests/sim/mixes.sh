@@ -9,9 +9,12 @@
 # targets it misses).  Usage: mixes.sh CFQX_BINARY
 set -euo pipefail
 cfqx=$1
+# t20's device rate, from where the guest takes it.
+fair_mbps=$(sed -n 's/^FAIR_MBPS=//p' "$(dirname "$0")/../vm/lib.sh")
+[ -n "$fair_mbps" ] || { echo "mixes: no FAIR_MBPS in tests/vm/lib.sh" >&2; exit 1; }
 mixes=$(dirname "$0")/../mixes
 failed=0
-for bw in 100M 200M; do
+for bw in "${fair_mbps}M" 200M; do
 	for f in "$mixes"/*.fio; do
 		m="$(basename "$f" .fio) at $bw/s"
 		pol=$(sed -n 's/^; *cfqx-policy: *\([a-z]*\).*/\1/p' "$f" | head -1)

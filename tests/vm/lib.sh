@@ -44,24 +44,23 @@ nullb_destroy() {
 	rmdir $NB_CFG/$1
 }
 
-# The contended device of issue 5: 200 MiB/s, 200 us completions, depth 64.
-nullb_contended() {
+# nullb_throttled NAME MBPS: issue 5's device (200 us completions, depth
+# 64) throttled to MBPS MiB/s.
+nullb_throttled() {
 	nullb_create "$1" queue_mode=2 irqmode=2 completion_nsec=200000 \
-		hw_queue_depth=64 mbps=200 size=8192 blocksize=4096 memory_backed=0
+		hw_queue_depth=64 mbps=$2 size=8192 blocksize=4096 memory_backed=0
 }
+# The contended device of issue 5: 200 MiB/s.
+nullb_contended() { nullb_throttled "$1" 200; }
 
-# The fairness device: issue 5's, throttled to FAIR_MBPS (100 MiB/s;
-# tests/sim/mixes.sh and scripts/sim-mixes.sh simulate the same).  At 200 MiB/s a one-deep reader's I/O in the mixes spends
-# 1-2 ms outside the block layer waiting for a TCG vCPU, against 0.5 ms
-# alone: the guest CPU, not the device, bounds it, and its fair share
-# measures CFS, not the elevator (docs/testing.md).  At 100 MiB/s the same
-# mixes are device-bound.
+# The fairness device: 100 MiB/s (FAIR_MBPS; tests/sim/mixes.sh and
+# scripts/sim-mixes.sh read it from here).  At 200 MiB/s a one-deep
+# reader's I/O in the mixes spends 1-2 ms outside the block layer waiting
+# for a TCG vCPU, against 0.5 ms alone: the guest CPU, not the device,
+# bounds it, and its fair share measures CFS, not the elevator
+# (docs/testing.md).  At 100 MiB/s the same mixes are device-bound.
 FAIR_MBPS=100
-nullb_fair() {
-	nullb_create "$1" queue_mode=2 irqmode=2 completion_nsec=200000 \
-		hw_queue_depth=64 mbps=$FAIR_MBPS size=8192 blocksize=4096 \
-		memory_backed=0
-}
+nullb_fair() { nullb_throttled "$1" $FAIR_MBPS; }
 
 # wait_until SECS WHAT CMD...: polls CMD every 0.1 s until it succeeds;
 # after SECS seconds says "not ok - WHAT did not happen in SECS s" and

@@ -2,10 +2,10 @@
 # simulator takes), groups by uid, on the null_blk of issue 5 (200 us
 # completions, depth 64) throttled to 100 MiB/s (lib.sh nullb_fair: at
 # 200 MiB/s the TCG guest's CPUs, not the device, bound the one-deep
-# readers, and the figures measured CFS).  Per mix: each group's demand is what it
-# gets alone (under none); its fair share water-fills the demands within
-# the capacity the device delivered; x = got / fair share (DESIGN
-# "Measuring fairness", computed by `cfqx fairness`).  Every scheduler runs
+# readers, and the figures measured CFS).  Per mix: each group's demand
+# is what it gets alone (under none); its fair share water-fills the
+# demands within the capacity the device delivered; x = got / fair
+# share (DESIGN "Measuring fairness", computed by `cfqx fairness`).  Every scheduler runs
 # the mix in this same boot.  cfqx must reach max-min Jain >= 0.90, above
 # every in-tree scheduler's, at >= 90% of none's throughput.  Ratios only:
 # TCG time is slow and noisy, and every figure is relative to runs in the
