@@ -44,12 +44,12 @@ static int cfqx_stats_show(void *data, struct seq_file *m)
 		   pace);
 	seq_printf(m, "inserted %llu\ndispatched %llu\ncompleted %llu\n"
 		   "requeued %llu\nfifo_expired %llu\ndepth_full %llu\n"
-		   "pace_refused %llu\npaced %llu\n"
+		   "pace_refused %llu\npaced %llu\nlate_wakes %llu\n"
 		   "idle_hit %llu\nidle_expired %llu\n"
 		   "merged_rq %llu\nmerged_cross %llu\n",
 		   c.inserted, c.dispatched, c.completed, c.requeued,
 		   c.fifo_expired, c.depth_full, c.pace_refused, c.paced,
-		   c.idle_hit, c.idle_expired, c.merged, c.merged_cross);
+		   c.late_wakes, c.idle_hit, c.idle_expired, c.merged, c.merged_cross);
 	seq_printf(m, "merged_bio %llu\nmerge_refused %llu\nthrottled %llu\n"
 		   "unscheduled %llu\nalloc_fail %llu\nbad_policy %llu\n"
 		   "groups_created %llu\ngroups_freed %llu\n"

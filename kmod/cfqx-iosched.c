@@ -361,14 +361,16 @@ static enum hrtimer_restart cfqx_idle_timer_fn(struct hrtimer *t)
 {
 	struct cfqx_data *cd = container_of(t, struct cfqx_data, idle_timer);
 	unsigned long flags;
+	u64 due;
 
 	/* An anticipation window ended or the pace lets a request go: the
 	 * core decides again, then the queue runs.  Cleared under the lock:
 	 * a later refusal, insert or completion re-arms. */
 	spin_lock_irqsave(&cd->lock, flags);
+	due = cd->armed_until;
 	cd->armed_until = 0;
 	cd->st.timer_fired++;
-	cfqx_sched_tick(&cd->sched, cfqx_policy(cd), ktime_get_ns());
+	cfqx_sched_tick(&cd->sched, cfqx_policy(cd), ktime_get_ns(), due);
 	/* Still held for time (the pace moved on): nothing else will run
 	 * the queue, so wait again (hrtimer_start from the callback
 	 * re-queues the timer; NORESTART then leaves it queued). */

@@ -43,7 +43,9 @@
  * that serves at that pace, so the budget lasts the tick and the queue,
  * and with it the order, stays in the core.  The rate is learned from
  * windows in which the device, not the pace, held work back, so the pace
- * cannot talk itself down.
+ * cannot talk itself down.  A timer that fires late (tick()'s @due) says
+ * the host stood the guest, and with it the device, still: the pace
+ * catches up on that time, which the device did not use.
  *
  * Disks.  On a rotational device a switch between groups costs a seek, so
  * the core stays on the group it serves while that group has requests
@@ -775,8 +777,19 @@ static void refresh_again(struct cfqx_sched *s)
 		refresh(s, s->policy, s->last_now);
 }
 
-u64 cfqx_sched_tick(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now)
+u64 cfqx_sched_tick(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now,
+		    u64 due)
 {
+	/* The timer fired more than a device latency late: the host stood
+	 * the guest still, and with it the device (a busy host, a VM).
+	 * That time is not the device's: the pace may catch up on it, up
+	 * to a window. */
+	if (due && s->lat_min_ns && now > due + s->lat_min_ns) {
+		s->pace_late_ns = max_u64(s->pace_late_ns,
+					  min_u64(now - due,
+						  CFQX_PACE_WINDOW_NS));
+		s->st.late_wakes++;
+	}
 	refresh(s, p, now);
 	return s->next_wake > now ? s->next_wake : 0;
 }
@@ -798,13 +811,20 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	g->dispatched++;
 	g->avg_sectors = ewma(g->avg_sectors, r->sectors);
 	g->in_flight++;
-	/* One request never holds the pace for more than a window. */
+	/* One request never holds the pace for more than a window.  The
+	 * pace trails the clock by at most the credit, plus the time a late
+	 * wake lost, until it has caught up on that. */
 	if (paced(s)) {
-		s->pace_free = max_u64(s->pace_free + CFQX_PACE_CREDIT_NS, now) -
-			CFQX_PACE_CREDIT_NS +
+		u64 lag = CFQX_PACE_CREDIT_NS + s->pace_late_ns;
+
+		s->pace_free = max_u64(s->pace_free + lag, now) - lag +
 			min_u64(((u64)r->sectors << CFQX_RATE_SHIFT) /
 				s->pace_rate, CFQX_PACE_WINDOW_NS);
+		if (s->pace_free + CFQX_PACE_CREDIT_NS >= now)
+			s->pace_late_ns = 0;
 		s->st.paced++;
+	} else {
+		s->pace_late_ns = 0;
 	}
 	r->alone = !s->in_flight;
 	if (!s->in_flight++)

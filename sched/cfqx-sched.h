@@ -106,6 +106,7 @@ struct cfqx_sched_stats {
 	u64 depth_full;			/* dispatch refused (depth, pace, order) */
 	u64 pace_refused;		/* ... of those, for the pace */
 	u64 paced;			/* dispatched while the pace was on */
+	u64 late_wakes;			/* tick() came a latency past its time */
 	u64 idle_hit;			/* anticipated group came back in time */
 	u64 idle_expired;		/* ... or did not */
 	u64 requeued;
@@ -158,6 +159,7 @@ struct cfqx_sched {
 	u64 last_complete_ns;		/* for exclusive device time */
 	u64 pace_rate;			/* dispatch pace, sectors/ns x 2^24 */
 	u64 pace_free;			/* the paced device is free at */
+	u64 pace_late_ns;		/* a late wake's time, to catch up on */
 	u64 pace_win_start;		/* this pace window began at */
 	u64 pace_win_sectors;		/* completed in it */
 	u64 rate_max_cur;		/* most delivered in a window, this cycle */
@@ -227,8 +229,10 @@ u64 cfqx_sched_pace_kib_s(const struct cfqx_sched *s);
  * caller's lock, after an insert or a completion. */
 u64 cfqx_sched_wake_at(const struct cfqx_sched *s);
 /* Time passed (a window may have ended): recompute; returns the next
- * window end (0: none). */
-u64 cfqx_sched_tick(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now);
+ * window end (0: none).  @due is when the caller's timer was set to fire
+ * (0: not from a timer): one that fires late says the host stood still. */
+u64 cfqx_sched_tick(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now,
+		    u64 due);
 
 /*
  * Completion of a dispatched request (whole request, success or error).

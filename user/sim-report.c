@@ -92,14 +92,21 @@ void sim_report_json(FILE *f, const struct sim_opts *o,
 		(unsigned long long)r->events);
 	fprintf(f, "\"core\":{\"depth\":%u,\"lat_min_us\":%.3f,"
 		"\"dispatched\":%llu,\"depth_full\":%llu,"
+		"\"pace_refused\":%llu,\"paced\":%llu,\"late_wakes\":%llu,"
+		"\"capacity_kib_s\":%llu,"
 		"\"fifo_expired\":%llu,\"idle_hit\":%llu,"
-		"\"idle_expired\":%llu},\"groups\":[",
+		"\"idle_expired\":%llu},\"frozen_s\":%.3f,\"groups\":[",
 		r->core_depth, us(r->core_lat_min_ns),
 		(unsigned long long)r->core_st.dispatched,
 		(unsigned long long)r->core_st.depth_full,
+		(unsigned long long)r->core_st.pace_refused,
+		(unsigned long long)r->core_st.paced,
+		(unsigned long long)r->core_st.late_wakes,
+		(unsigned long long)r->core_capacity_kib_s,
 		(unsigned long long)r->core_st.fifo_expired,
 		(unsigned long long)r->core_st.idle_hit,
-		(unsigned long long)r->core_st.idle_expired);
+		(unsigned long long)r->core_st.idle_expired,
+		(double)r->frozen_ns / 1e9);
 	for (g = 0; g < r->ngroups; g++) {
 		const struct sim_group_res *gr = &r->g[g];
 

@@ -87,6 +87,8 @@ struct sim {
 	unsigned alloc, nr_requests;
 	struct sim_proc *wait, **wait_tail;
 	sim_u64 wake_at, rerun_at;
+	sim_u64 wake_due;		/* wake_at as armed (before a freeze) */
+	sim_u64 freeze_at, thaw_at, freeze_rng;	/* --freeze: the next stop */
 	struct sim_grp *groups;
 	int ngroups;
 	struct sim_proc *procs;
@@ -177,6 +179,7 @@ static void arm_wake(struct sim *s, sim_u64 at)
 	if (s->wake_at && s->wake_at <= at)
 		return;
 	s->wake_at = at;
+	s->wake_due = at;
 	post(s, at, EV_WAKE, NULL);
 }
 
@@ -649,6 +652,43 @@ static sim_u64 pct(const sim_u64 *v, size_t n, unsigned p)
 	return n ? v[k ? k - 1 : 0] : 0;
 }
 
+/* A length about @mean: uniform in [mean / 2, 3 mean / 2]. */
+static sim_u64 about(sim_u64 *rng, sim_u64 mean)
+{
+	return mean / 2 + sim_rand(rng) % (mean + 1);
+}
+
+/* The guest's next stand-still after the one that ends at s->thaw_at. */
+static void next_freeze(struct sim *s)
+{
+	s->freeze_at = s->thaw_at + about(&s->freeze_rng, s->o->freeze_run_ns);
+	s->thaw_at = s->freeze_at + about(&s->freeze_rng,
+					  s->o->freeze_stop_ns);
+}
+
+/*
+ * --freeze: an event due while the guest stands still is put off to when
+ * it runs again (in the order it was due: the heap pops by time and
+ * sequence, and re-posting keeps that order).  True if @e was put off.
+ */
+static bool frozen(struct sim *s, const struct ev *e)
+{
+	if (!s->o->freeze_stop_ns)
+		return false;
+	while (e->t >= s->thaw_at) {
+		s->r->frozen_ns += s->thaw_at - s->freeze_at;
+		next_freeze(s);
+	}
+	if (e->t < s->freeze_at)
+		return false;
+	if (e->type == EV_WAKE && e->t == s->wake_at)
+		s->wake_at = s->thaw_at;
+	if (e->type == EV_RERUN && e->t == s->rerun_at)
+		s->rerun_at = s->thaw_at;
+	post(s, s->thaw_at, e->type, e->p);
+	return true;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	sim_u64 x = *(const sim_u64 *)a, y = *(const sim_u64 *)b;
@@ -689,6 +729,10 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 	t = sim_dev_first_timer(&s.dev);
 	if (t)
 		post(&s, t, EV_DEVTIMER, NULL);
+	if (o->freeze_stop_ns) {
+		s.freeze_rng = o->seed ^ 0x5bd1e9955bd1e995ULL;
+		next_freeze(&s);
+	}
 	for (i = 0; i < s.nprocs; i++)
 		proc_issue(&s, &s.procs[i]);
 	while (s.nheap && !s.oom) {
@@ -696,6 +740,8 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 
 		if (e.t > s.end)
 			break;
+		if (frozen(&s, &e))
+			continue;
 		s.now = e.t;
 		r->events++;
 		switch (e.type) {
@@ -723,7 +769,8 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 			 * decides again, the queue runs */
 			if (e.t == s.wake_at) {
 				s.wake_at = 0;
-				cfqx_sched_tick(&s.core, &s.o->policy, s.now);
+				cfqx_sched_tick(&s.core, &s.o->policy, s.now,
+						s.wake_due);
 				run_queue(&s);
 			}
 			break;
@@ -756,6 +803,7 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 	}
 	r->core_depth = s.core.depth;
 	r->core_lat_min_ns = s.core.lat_min_ns;
+	r->core_capacity_kib_s = cfqx_sched_capacity_kib_s(&s.core);
 	r->core_st = s.core.st;
 	for (i = 0; i < s.ngroups; i++) {
 		struct sim_grp *g = &s.groups[i];

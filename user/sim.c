@@ -13,7 +13,8 @@ static void sim_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cfqx sim JOBFILE.fio [--device MODEL[,key=value...]] [--sched cfqx|fifo]\n"
-		"                [--policy KEY] [--seed N] [--json] [--FIELD N]...\n"
+		"                [--policy KEY] [--seed N] [--freeze RUN/STOP] [--json]\n"
+		"                [--FIELD N]...\n"
 		"  Simulate the fio job file's processes on a device model, deterministically\n"
 		"  (virtual clock, seeded randomness: same input, same output).  Per group\n"
 		"  (under KEY): bytes, MiB/s, IOPS, latency p50/p99/max, demand (the group\n"
@@ -23,9 +24,33 @@ static void sim_usage(FILE *f)
 		"  --sched    cfqx (the scheduling core, default) or fifo (none)\n"
 		"  --policy   tgid (default) pgid uid gid cgroup\n"
 		"  --seed     default 1\n"
+		"  --freeze   a busy host: the guest runs about RUN, then stands still about\n"
+		"             STOP (e.g. 6ms/3ms; lengths drawn from the seed)\n"
 		"  --FIELD N  a cfqx policy field, as for cfqx policy (e.g. --quantum 8)\n"
 		"models:\n");
 	sim_dev_help(f);
+}
+
+/* "6ms/3ms": the freeze's mean run and stop times, each 1 us to 1 s. */
+static int parse_freeze(const char *v, struct sim_opts *o)
+{
+	char run[32];
+	const char *slash = v ? strchr(v, '/') : NULL;
+	size_t n = slash ? (size_t)(slash - v) : 0;
+	sim_u64 r, st;
+
+	if (!slash || !n || n >= sizeof(run))
+		return -1;
+	memcpy(run, v, n);
+	run[n] = 0;
+	if (sim_parse_time(run, SIM_NS_PER_MS, &r) ||
+	    sim_parse_time(slash + 1, SIM_NS_PER_MS, &st) ||
+	    r < SIM_NS_PER_US || st < SIM_NS_PER_US ||
+	    r > SIM_NS_PER_S || st > SIM_NS_PER_S)
+		return -1;
+	o->freeze_run_ns = r;
+	o->freeze_stop_ns = st;
+	return 0;
 }
 
 int cfqx_cmd_sim(int argc, char **argv)
@@ -81,6 +106,13 @@ int cfqx_cmd_sim(int argc, char **argv)
 		} else if (!strcmp(a, "--seed")) {
 			if (cfqx_parse_u64(v, UINT64_MAX, (__u64 *)&o.seed)) {
 				cfqx_err("sim: bad --seed '%s' (a number, 0 to 2^64-1)",
+					 v ? v : "");
+				return CFQX_EXIT_USAGE;
+			}
+			i++;
+		} else if (!strcmp(a, "--freeze")) {
+			if (parse_freeze(v, &o)) {
+				cfqx_err("sim: bad --freeze '%s' (RUN/STOP, e.g. 6ms/3ms, each 1us to 1s)",
 					 v ? v : "");
 				return CFQX_EXIT_USAGE;
 			}

@@ -195,6 +195,14 @@ struct sim_opts {
 	sim_u64 seed;
 	int only_group;			/* -1: all; else that group alone */
 	bool latencies;			/* keep samples for percentiles */
+	/*
+	 * A busy host (--freeze RUN/STOP): the whole guest, its processes,
+	 * timers and null_blk alike, runs for about run_ns and then stands
+	 * still for about stop_ns (each drawn uniformly from half to one and
+	 * a half times the mean, from the seed); an event due while it stands
+	 * still happens when it runs again.  0: an idle host.
+	 */
+	sim_u64 freeze_run_ns, freeze_stop_ns;
 };
 
 struct sim_group_res {
@@ -220,9 +228,11 @@ struct sim_res {
 	sim_u64 stalls;		/* queued, device idle, no wake-up armed */
 	sim_u64 refused;	/* requests the device sent back */
 	sim_u64 max_blocked_ns;	/* longest admission/tag wait */
+	sim_u64 frozen_ns;	/* time the guest stood still (--freeze) */
 	/* cfqx only: what the core learned and decided (its counters) */
 	unsigned core_depth;
 	sim_u64 core_lat_min_ns;
+	sim_u64 core_capacity_kib_s;
 	struct cfqx_sched_stats core_st;
 };
 

@@ -67,6 +67,9 @@ expect_err "time without a unit" 2 "nullb: bad lat value '200'" sim "$dir/good.f
 expect_err "bad scheduler" 2 "bad --sched 'cfq'" sim "$dir/good.fio" --sched cfq
 expect_err "bad policy key" 2 "bad --policy 'user'" sim "$dir/good.fio" --policy user
 expect_err "bad seed" 2 "bad --seed '-1'" sim "$dir/good.fio" --seed -1
+expect_err "freeze without a stop" 2 "bad --freeze '4ms'" sim "$dir/good.fio" --freeze 4ms
+expect_err "freeze of nothing" 2 "bad --freeze '4ms/0'" sim "$dir/good.fio" --freeze 4ms/0
+expect_err "freeze of an hour" 2 "bad --freeze '1h/1ms'" sim "$dir/good.fio" --freeze 1h/1ms
 expect_err "bad policy field" 2 "quantum" sim "$dir/good.fio" --quantum 0
 expect_err "unknown option" 2 "unknown option '--fast'" sim "$dir/good.fio" --fast
 expect_err "fairness: bad number" 2 "bad --got '1 x'" fairness --demand "1 2" --got "1 x"
@@ -91,6 +94,16 @@ for s in cfqx fifo; do
 		fi
 	done
 done
+# a busy host: the guest stands still about half the time, the same way twice
+if "$cfqx" sim "$dir/good.fio" --freeze 4ms/4ms --json > "$dir/a.json" &&
+   "$cfqx" sim "$dir/good.fio" --freeze 4ms/4ms --json > "$dir/b.json" &&
+   cmp -s "$dir/a.json" "$dir/b.json" &&
+   jq -e '(.frozen_s > 0.25 * .duration_s) and (.frozen_s < 0.75 * .duration_s)' "$dir/a.json" > /dev/null &&
+   "$cfqx" sim "$dir/good.fio" --json | jq -e '.frozen_s == 0' > /dev/null; then
+	ok "sim --freeze: the guest stood still $(jq .frozen_s "$dir/a.json") of $(jq .duration_s "$dir/a.json") s, same bytes twice"
+else
+	fail "sim --freeze: $(head -c 300 "$dir/a.json")"
+fi
 if "$cfqx" sim "$dir/good.fio" --policy uid > "$dir/t.txt" && grep -q '^uid 1001 ' "$dir/t.txt" &&
    grep -q '^total .* maxmin_jain ' "$dir/t.txt"; then
 	ok "sim text table"

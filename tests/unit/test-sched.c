@@ -1110,7 +1110,7 @@ static void sim_run(struct sim *m, u64 end)
 		t->now = next;
 		if (m->armed && m->armed <= t->now) {
 			m->armed = 0;
-			cfqx_sched_tick(&t->s, &t->p, t->now);
+			cfqx_sched_tick(&t->s, &t->p, t->now, 0);
 		}
 		while (d->n && d->done[d->head] <= t->now) {
 			struct sim_group *sg;
@@ -1304,7 +1304,7 @@ Test(sched_depth, has_work_after_contention_ends)
 	cr_assert_eq(wake, a.anticipate_until);
 	cr_assert_not(cfqx_sched_has_work(&t.s));
 	t.now = wake;
-	cr_assert_eq(cfqx_sched_tick(&t.s, &t.p, t.now), 0, "no window left");
+	cr_assert_eq(cfqx_sched_tick(&t.s, &t.p, t.now, 0), 0, "no window left");
 	cr_assert_not(a.on_active);
 	cr_assert_eq(cfqx_sched_depth(&t.s, &t.p), 64);
 	cr_assert(cfqx_sched_has_work(&t.s), "b alone: in flight %u of 64",
@@ -1434,7 +1434,7 @@ Test(sched_idle, thinker_stays_active_and_the_device_never_idles)
 	/* The glue's timer fires at the window end: the device is full, so
 	 * the answer stays no; the next completion ends the window. */
 	a.t.now = wake;
-	cfqx_sched_tick(&a.t.s, &a.t.p, a.t.now);
+	cfqx_sched_tick(&a.t.s, &a.t.p, a.t.now, 0);
 	cr_assert_not(cfqx_sched_has_work(&a.t.s));
 	rq_done(&a.t, x);
 	cr_assert_not(a.s.on_active);
@@ -1938,7 +1938,7 @@ static void prop_run(u64 seed, u32 steps, u32 ng, u32 tags, u32 max_depth,
 				q.t.now += 700 * MS;
 			/* The glue's timer (armed at a refused dispatch's
 			 * wake_at) fires, late or on time. */
-			cfqx_sched_tick(&q.t.s, &q.t.p, q.t.now);
+			cfqx_sched_tick(&q.t.s, &q.t.p, q.t.now, 0);
 		}
 		prop_check(&q);
 		q.last_op = name;
@@ -1952,7 +1952,7 @@ static void prop_run(u64 seed, u32 steps, u32 ng, u32 tags, u32 max_depth,
 			q.st[i] = P_FREE;
 		} else if (q.t.s.nr_queued) {
 			q.t.now += 10 * MS;	/* past any window */
-			cfqx_sched_tick(&q.t.s, &q.t.p, q.t.now);
+			cfqx_sched_tick(&q.t.s, &q.t.p, q.t.now, 0);
 		} else {
 			break;
 		}
