@@ -83,10 +83,11 @@
  * a time when the driver can take one, so there is no dispatch round of
  * `quantum` requests and no one-way sort of a driver list: quantum sizes
  * the credit above (on a disk, with the switch cost), and the contended
- * depth bounds how far the device runs ahead of the order.  The FIFO check looks at every group, not only
- * the chosen one, so a deadline holds whoever is being served.  "Tagged"
- * charging per request is replaced by the exclusive-time charge, which
- * splits a queueing device's busy time exactly between its completions.
+ * depth bounds how far the device runs ahead of the order.  The FIFO
+ * check looks at every group, not only the chosen one, so a deadline
+ * holds whoever is being served.  "Tagged" charging per request is
+ * replaced by the exclusive-time charge, which splits a queueing device's
+ * busy time exactly between its completions.
  *
  * No locks, no allocation, no clock: the caller serialises all calls for a
  * device and passes `now`.  Every call ends by recomputing what
@@ -117,9 +118,7 @@
 #define CFQX_PACE_CYCLE		8
 /* A pace that fell behind (a late timer, a stalled CPU) catches up on at
  * most this much time. */
-#ifndef CFQX_PACE_CREDIT_NS
 #define CFQX_PACE_CREDIT_NS	(2 * CFQX_NSEC_PER_MSEC)
-#endif
 /* A completion this many least latencies after the one before it, with
  * work in flight all along: the device stalls (throttles). */
 #define CFQX_STALL_LATS		8
@@ -303,7 +302,8 @@ static u64 credit(const struct cfqx_sched *s, const struct cfqx_policy *p)
 		avg = s->dev.rotational ? 1000000 : 128;
 	if (s->dev.rotational)
 		return max_u64(avg * p->quantum,
-			       (s->switch_cost >> CFQX_EWMA_SHIFT) * CFQX_ROUND_SWITCHES) << CFQX_VSHIFT;
+			       (s->switch_cost >> CFQX_EWMA_SHIFT) *
+			       CFQX_ROUND_SWITCHES) << CFQX_VSHIFT;
 	return (avg * p->quantum) << CFQX_VSHIFT;
 }
 
@@ -927,27 +927,21 @@ static void probe_depth(struct cfqx_sched *s, u64 rate)
 		step = s->depth - base;
 	else if (s->depth < base)
 		step = base - s->depth;
-	if (s->probe > 0) {
-		/* rate / base_rate >= 1 + step / (4 base) */
-		if (rate * 4 * base >= s->rate_base * (4 * base + step)) {
+	if (s->probe) {
+		/* up: rate / base_rate >= 1 + step / (4 base);
+		 * down: rate / base_rate >= 1 - step / (8 base) */
+		bool kept = s->probe > 0 ?
+			rate * 4 * base >= s->rate_base * (4 * base + step) :
+			rate * 8 * base >= s->rate_base * (8 * base - step);
+
+		if (kept) {
 			s->depth_base = s->depth;
 			s->rate_base = rate;
 			s->probe_wait = 0;
-			s->next_probe = 1;
+			s->next_probe = s->probe;
 		} else {
 			s->probe_wait = CFQX_PROBE_WAIT;
-			s->next_probe = -1;
-		}
-	} else if (s->probe < 0) {
-		/* rate / base_rate >= 1 - step / (8 base) */
-		if (rate * 8 * base >= s->rate_base * (8 * base - step)) {
-			s->depth_base = s->depth;
-			s->rate_base = rate;
-			s->probe_wait = 0;
-			s->next_probe = -1;
-		} else {
-			s->probe_wait = CFQX_PROBE_WAIT;
-			s->next_probe = 1;
+			s->next_probe = -s->probe;
 		}
 	} else {
 		s->rate_base = rate;
