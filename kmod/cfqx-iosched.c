@@ -251,12 +251,28 @@ static void cfqx_arm_idle_timer(struct cfqx_data *cd, u64 until);
 
 /* Queued work the core holds for time alone (the pace, an anticipation
  * window) with nothing else to re-run the queue: arm the timer. */
+/*
+ * Work the core holds (queued, or dispatched and not completed) never
+ * waits longer than this for a queue run.  A request the driver refused
+ * (BLK_STS_DEV_RESOURCE) waits on blk-mq's dispatch list for the driver
+ * to run the queue again, and null_blk's throttle can lose that run: its
+ * restart may run the queue before the refused request is back on the
+ * list (seen in CI on 6.1 and 6.12: SCHED_RESTART, not stopped, one
+ * request on the dispatch list, none in the device, for good).
+ */
+#define CFQX_RERUN_NS	(10 * NSEC_PER_MSEC)
+
 static void cfqx_arm_wake(struct cfqx_data *cd)
 {
-	u64 wake_at;
+	u64 wake_at, rerun;
 
 	lockdep_assert_held(&cd->lock);
 	wake_at = cfqx_sched_wake_at(&cd->sched);
+	if (cd->sched.nr_queued || cd->sched.in_flight) {
+		rerun = cd->sched.last_now + CFQX_RERUN_NS;
+		if (!wake_at || wake_at > rerun)
+			wake_at = rerun;
+	}
 	if (wake_at)
 		cfqx_arm_idle_timer(cd, wake_at);
 }
