@@ -249,8 +249,6 @@ static void cfqx_prepare_request(struct request *rq)
 
 static void cfqx_arm_idle_timer(struct cfqx_data *cd, u64 until);
 
-/* Queued work the core holds for time alone (the pace, an anticipation
- * window) with nothing else to re-run the queue: arm the timer. */
 /*
  * Work the core holds (queued, or dispatched and not completed) never
  * waits longer than this for a queue run.  A request the driver refused
@@ -262,6 +260,9 @@ static void cfqx_arm_idle_timer(struct cfqx_data *cd, u64 until);
  */
 #define CFQX_RERUN_NS	(10 * NSEC_PER_MSEC)
 
+/* Queued work the core holds for time alone (the pace, an anticipation
+ * window) with nothing else to re-run the queue, or any work it holds
+ * for CFQX_RERUN_NS: arm the timer. */
 static void cfqx_arm_wake(struct cfqx_data *cd)
 {
 	u64 wake_at, rerun;

@@ -24,8 +24,8 @@ static void sim_usage(FILE *f)
 		"  --sched    cfqx (the scheduling core, default) or fifo (none)\n"
 		"  --policy   tgid (default) pgid uid gid cgroup\n"
 		"  --seed     default 1\n"
-		"  --freeze   a busy host: the guest runs about RUN, then stands still about\n"
-		"             STOP (e.g. 6ms/3ms; lengths drawn from the seed)\n"
+		"  --freeze   a busy host: the guest runs about RUN, then stands still\n"
+		"             about STOP (e.g. 6ms/3ms; lengths drawn from the seed)\n"
 		"  --FIELD N  a cfqx policy field, as for cfqx policy (e.g. --quantum 8)\n"
 		"models:\n");
 	sim_dev_help(f);
