@@ -68,12 +68,13 @@
  * host) moves them instead of flipping them.
  *
  * Inside a group (2.6.10): two sector-sorted queues (sync first) and two
- * FIFOs.  The next request is chosen around the end of the last dispatch
- * with cfqx_choose_req() (forward, short backward seeks at
- * back_seek_penalty; long ones wait for the next sweep).  Every
- * fifo_batch_expire the oldest expired FIFO head of any group (sync, then
- * async) goes first: deadlines fifo_expire_sync / _async on the FIFO they
- * name (2.6.10 as shipped crossed them).
+ * FIFOs.  The next request is chosen around the end of the group's own
+ * last dispatch with cfqx_choose_req() (forward, short backward seeks at
+ * back_seek_penalty; long ones wait for the next sweep).  The oldest
+ * expired FIFO head of any group (sync, then async) goes first, at most
+ * once per fifo_batch_expire per group (2.6.10 kept that time per queue):
+ * deadlines fifo_expire_sync / _async on the FIFO they name (2.6.10 as
+ * shipped crossed them).
  *
  * Admission (2.6.10 may_queue): a group may hold cfqx_queue_limit()
  * requests per direction: nr_requests / busy groups within [queued,
@@ -372,6 +373,7 @@ void cfqx_sched_insert(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	}
 	sort_add(g, r);
 	r->deadline_ns = now + cfqx_fifo_expire_ns(p, r->sync);
+	s->next_fifo_check = min_u64(s->next_fifo_check, r->deadline_ns);
 	link_add_before(&r->fifo, &g->fifo[r->sync]);
 	g->queued[r->sync]++;
 	g->last_sync = r->sync;
@@ -534,16 +536,23 @@ u32 cfqx_sched_depth(const struct cfqx_sched *s, const struct cfqx_policy *p)
 	return d;
 }
 
-/* The group's next request around s->last_sector (cfq_choose_req). */
-static struct cfqx_sched_rq *group_next(const struct cfqx_sched *s,
-					struct cfqx_sched_group *g,
+/*
+ * The group's next request around the end of its own last dispatch
+ * (cfq_choose_req).  2.6.10 swept from the device's last sector; with
+ * other groups' dispatches in between, that position lies in their
+ * regions, every request of this group is "wrapped" there and the lowest
+ * always wins, so its highest requests wait for the FIFO, one per batch,
+ * and wait on without bound.  The group's own position keeps its sweep
+ * one-way: every request it holds is reached within one sweep.
+ */
+static struct cfqx_sched_rq *group_next(struct cfqx_sched_group *g,
 					const struct cfqx_policy *p)
 {
 	int dir = g->queued[CFQX_SCHED_SYNC] ? CFQX_SCHED_SYNC :
 		CFQX_SCHED_ASYNC;
 	struct cfqx_link *head = &g->sort[dir], *at;
 	struct cfqx_sched_rq *ceil = NULL, *floor = NULL, *lowest, *best;
-	u64 last = s->last_sector, back = cfqx_back_max_sectors(p);
+	u64 last = g->last_sector, back = cfqx_back_max_sectors(p);
 
 	/* Ascending list: floor is the last below last, ceil the first at
 	 * or above it (from the tail, the common sequential case is near). */
@@ -570,31 +579,53 @@ static struct cfqx_sched_rq *group_next(const struct cfqx_sched *s,
 	return best;
 }
 
-/* The oldest expired FIFO head, sync first; looked at once per batch. */
+/*
+ * The oldest expired FIFO head, sync first, of a group whose FIFO was not
+ * served within the last fifo_batch_expire (2.6.10 kept that time per
+ * queue: groups do not wait for each other's batches, so an expired
+ * request is served within a round of its deadline).  The scan is skipped
+ * until s->next_fifo_check, the earliest time a scan could find one: a
+ * head's deadline only grows as its FIFO moves, and insert lowers the
+ * bound for a new head.
+ */
 static struct cfqx_sched_rq *fifo_expired(struct cfqx_sched *s,
 					  const struct cfqx_policy *p, u64 now)
 {
 	struct cfqx_sched_rq *oldest = NULL;
+	u64 next = ~0ULL;
 	struct cfqx_link *at;
 	int dir;
 
 	if (now < s->next_fifo_check)
 		return NULL;
-	s->next_fifo_check = now + (u64)p->fifo_batch_expire *
-		CFQX_NSEC_PER_MSEC;
-	for (dir = CFQX_SCHED_SYNC; dir >= CFQX_SCHED_ASYNC && !oldest; dir--) {
-		for (at = s->active.next; at != &s->active; at = at->next) {
-			struct cfqx_sched_group *g = container_of_group(at);
+	for (at = s->active.next; at != &s->active; at = at->next) {
+		struct cfqx_sched_group *g = container_of_group(at);
+
+		for (dir = CFQX_SCHED_SYNC; dir >= CFQX_SCHED_ASYNC; dir--) {
 			struct cfqx_sched_rq *r;
+			u64 t;
 
 			if (link_empty(&g->fifo[dir]))
 				continue;
 			r = container_of_rq(g->fifo[dir].next, fifo);
-			if (r->deadline_ns <= now &&
-			    (!oldest || r->deadline_ns < oldest->deadline_ns))
+			t = max_u64(r->deadline_ns, g->fifo_check_at);
+			if (t > now) {
+				next = min_u64(next, t);
+				continue;
+			}
+			if (!oldest || r->sync > oldest->sync ||
+			    (r->sync == oldest->sync &&
+			     r->deadline_ns < oldest->deadline_ns))
 				oldest = r;
 		}
 	}
+	if (!oldest) {
+		s->next_fifo_check = next;
+		return NULL;
+	}
+	oldest->group->fifo_check_at = now + (u64)p->fifo_batch_expire *
+		CFQX_NSEC_PER_MSEC;
+	s->next_fifo_check = 0;		/* others may have expired too */
 	return oldest;
 }
 
@@ -830,6 +861,7 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	if (!s->in_flight++)
 		s->busy_since = now;
 	s->last_sector = r->sector + r->sectors;
+	g->last_sector = s->last_sector;
 	s->last_group = g;
 	/* Served: to the back of the round robin. */
 	group_deactivate(s, g);
@@ -868,7 +900,7 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 	if (r)
 		s->st.fifo_expired++;
 	else
-		r = group_next(s, g, p);
+		r = group_next(g, p);
 out:
 	mark_dispatched(s, r, now);
 	refresh(s, p, now);

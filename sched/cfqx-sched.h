@@ -91,6 +91,8 @@ struct cfqx_sched_group {
 	u32 think_samples;
 	u32 pad2;
 	u64 anticipate_until;		/* 0: not anticipated */
+	u64 last_sector;		/* end of its last dispatch: its sweep */
+	u64 fifo_check_at;		/* its FIFO may be served again at */
 };
 
 /* What the caller tells the core about the device. */

@@ -356,7 +356,7 @@ Test(sched_book, remove_and_merge_keep_earlier_deadline)
 
 	/* The inherited deadline holds: at old's deadline the FIFO serves
 	 * young even though the elevator would pick r3 (from last 899000). */
-	t.s.last_sector = 899000;
+	a.last_sector = 899000;
 	t.now = old_deadline;
 	x = rq_next(&t, NULL);
 	cr_assert_eq(x, &young);
@@ -470,7 +470,7 @@ Test(sched_book, find_and_neighbours)
 	check_invariants(&t.s, gs, 1);
 
 	/* Dispatched requests are no candidates and have no neighbours. */
-	t.s.last_sector = 100;
+	a.last_sector = 100;
 	x = rq_next(&t, NULL);
 	cr_assert_eq(x, &r100);
 	cr_assert_null(cfqx_sched_find(&a, true, 100, false));
@@ -637,6 +637,50 @@ Test(sched_order, wrapped_lowest_first_and_ties_go_up)
 	}
 }
 
+/*
+ * Each group sweeps from the end of its own last dispatch.  a is at A and
+ * holds one request ahead of it (2A) while new ones keep arriving far
+ * behind it, one per step of two dispatches; b streams at 10^9.  From the
+ * device's last sector (b's region, 2.6.10's rule) every request of a is
+ * "wrapped" and the lowest wins, so the one ahead waited for the FIFO
+ * (500 ms, then one per batch); from a's own position it is next.
+ */
+Test(sched_order, each_group_sweeps_from_its_own_position)
+{
+	enum { STEPS = 40 };
+	const u64 A = 1000000, B = 1000000000;
+	struct cfqx_sched_group a, b;
+	struct cfqx_sched_rq seed, ahead, behind[STEPS], stream[STEPS], *x;
+	struct rig t;
+	u64 served = 0;
+	int k, n;
+
+	rig_init(&t, 64);
+	t.p.max_depth = 1;
+	cfqx_sched_group_init(&a);
+	cfqx_sched_group_init(&b);
+	rq_add(&t, &seed, &a, A - 8, 8, true);
+	cr_assert_eq(rq_next(&t, NULL), &seed);
+	rq_add(&t, &ahead, &a, 2 * A, 8, true);
+	t.now += MS;
+	rq_done(&t, &seed);
+	for (k = 0; k < STEPS && !served; k++) {
+		rq_add(&t, &stream[k], &b, B + 8 * (u64)k, 8, true);
+		rq_add(&t, &behind[k], &a, 100 + 8 * (u64)k, 8, true);
+		for (n = 0; n < 2 && (x = rq_next(&t, NULL)); n++) {
+			if (x == &ahead)
+				served = t.now;
+			t.now += 10 * MS;
+			rq_done(&t, x);
+		}
+	}
+	cr_assert(served, "a's request ahead of its sweep was served");
+	cr_assert_lt(served, T0 + 100 * MS,
+		     "within its sweep, not at its deadline (%llu ms)",
+		     (unsigned long long)((served - T0) / MS));
+	cr_assert_eq(t.s.st.fifo_expired, 0, "the elevator served it");
+}
+
 Test(sched_order, sync_before_async)
 {
 	struct cfqx_sched_group g;
@@ -766,8 +810,9 @@ Test(sched_fifo, sync_before_async)
 	cr_assert_eq(t.s.st.fifo_expired, 1);
 	rq_done(&t, r);
 	r = rq_next(&t, NULL);
-	cr_assert_eq(r, &xw, "then the group order (no second FIFO check)");
-	cr_assert_eq(t.s.st.fifo_expired, 1);
+	cr_assert_eq(r, &xw, "then x's expired write: the batch time is "
+		     "per group (2.6.10 per queue), y's does not hold x");
+	cr_assert_eq(t.s.st.fifo_expired, 2);
 }
 
 /* ------------------------------------------------------------------ */
