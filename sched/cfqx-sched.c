@@ -582,8 +582,7 @@ static struct cfqx_sched_rq *group_next(struct cfqx_sched_group *g,
 /*
  * The oldest expired FIFO head, sync first, of a group whose FIFO was not
  * served within the last fifo_batch_expire (2.6.10 kept that time per
- * queue: groups do not wait for each other's batches, so an expired
- * request is served within a round of its deadline).  The scan is skipped
+ * queue: groups do not wait for each other's batches).  The scan is skipped
  * until s->next_fifo_check, the earliest time a scan could find one: a
  * head's deadline only grows as its FIFO moves, and insert lowers the
  * bound for a new head.
@@ -860,8 +859,7 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	r->alone = !s->in_flight;
 	if (!s->in_flight++)
 		s->busy_since = now;
-	s->last_sector = r->sector + r->sectors;
-	g->last_sector = s->last_sector;
+	g->last_sector = r->sector + r->sectors;
 	s->last_group = g;
 	/* Served: to the back of the round robin. */
 	group_deactivate(s, g);

@@ -138,7 +138,6 @@ struct cfqx_sched {
 	s8 next_probe;			/* direction of the next probe */
 	u8 probe_wait;			/* windows at depth_base before it */
 	u8 pad[2];
-	u64 last_sector;		/* end of the last dispatch */
 	u64 next_fifo_check;
 	u64 next_wake;			/* earliest anticipation window end */
 	u64 vclock;			/* virtual time V (cost units x 256) */

@@ -554,7 +554,7 @@ static void queue_after(struct rig *t, struct cfqx_sched_group *g,
 
 	rq_add(t, seed, g, last - 8, 8, true);
 	cr_assert_eq(rq_next(t, NULL), seed);
-	cr_assert_eq(t->s.last_sector, last);
+	cr_assert_eq(g->last_sector, last);
 	for (i = 0; i < n; i++)
 		rq_add(t, &r[i], g, at[i], 8, true);
 	t->now += 100 * US;
