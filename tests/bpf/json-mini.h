@@ -35,16 +35,32 @@ static void jskip(struct jparser *jp)
 		jp->p++;
 }
 
+/* Bytes up to the string's closing quote: its decoded length at most. */
+static size_t jstring_span(const char *p)
+{
+	const char *q = p;
+
+	while (*q && *q != '"')
+		q += q[0] == '\\' && q[1] ? 2 : 1;
+	return (size_t)(q - p);
+}
+
 static char *jstring(struct jparser *jp)
 {
-	char *out = malloc(strlen(jp->p) + 1), *o = out;
+	char *out, *o;
 
-	if (!out || *jp->p != '"') {
+	if (*jp->p != '"') {
 		jp->err = 1;
-		free(out);
 		return NULL;
 	}
 	jp->p++;
+	/* sized to this string: the rest of a large document per string
+	 * made one parse reserve gigabytes of heap */
+	out = o = malloc(jstring_span(jp->p) + 1);
+	if (!out) {
+		jp->err = 1;
+		return NULL;
+	}
 	while (*jp->p && *jp->p != '"') {
 		if (*jp->p == '\\') {
 			jp->p++;
