@@ -40,6 +40,7 @@
  *
  * Every record that can never close (its request vanished without a
  * completion we could see) is retired when its slot or key is reused,
+ * or by the reaper (a timer, once a second) when its request reads idle,
  * with the group's pending count given back, and counted (stale_retired,
  * the group's lost).  A group's pending count and its busy/idle edges
  * change under its spin lock, which shares a cache line with the count.
@@ -50,9 +51,10 @@
  * Records live in direct-mapped arrays indexed by a hash of the pointer,
  * claimed with a compare-and-swap (no locks, no allocation on the hot
  * path); a record whose slot is taken goes to a hash map instead (plain
- * hashes, never evicting a live record; overflow is counted).  block_bio_queue is not hooked: getrq sees every
- * request's first bio in the same context, one program run cheaper; queue
- * time is therefore measured from request allocation.
+ * hashes, never evicting a live record; overflow is counted).
+ * block_bio_queue is not hooked: getrq sees every request's first bio in
+ * the same context, one program run cheaper; queue time is therefore
+ * measured from request allocation.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -77,6 +79,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define PF_KTHREAD_FLAG		0x00200000	/* include/linux/sched.h */
 #define EEXIST_ERRNO		17		/* include/uapi/asm-generic/errno-base.h */
 #define REQ_OP_MASK_BITS	0xff		/* REQ_OP_BITS == 8 */
+#define CLOCK_MONOTONIC		1		/* include/uapi/linux/time.h */
 
 /*
  * The flush machinery's data completion handler: while rq->end_io is
@@ -262,12 +265,13 @@ struct rq_rec {
 	__u32 dir;
 	__u32 gidx;		/* index of the group in "groups" */
 	__u32 dslot;		/* index of its device in "devstats" */
+	__u64 idle_seen;	/* the reaper's walk that first found the
+				 * request idle (0: not seen idle) */
 };
 
 struct rq_slot {
 	__u64 rq;		/* owner; 0 = free */
 	struct rq_rec rec;
-	__u64 pad;
 };
 
 struct {
@@ -1100,19 +1104,21 @@ static __always_inline struct rq_rec *rq_find(__u64 rq)
 	return bpf_map_lookup_elem(&inflight, &rq);
 }
 
-static __always_inline void rq_forget(__u64 rq)
+/* Forget @rq's record; true when this caller removed it (one wins). */
+static __always_inline bool rq_forget(__u64 rq)
 {
 	__u32 idx = ptr_slot(rq);
 	struct rq_slot *s = bpf_map_lookup_elem(&rqslots, &idx);
 
-	if (s && s->rq == rq) {
-		__sync_val_compare_and_swap(&s->rq, rq, 0);
-		return;
-	}
-	bpf_map_delete_elem(&inflight, &rq);
+	if (s && s->rq == rq)
+		return __sync_val_compare_and_swap(&s->rq, rq, 0) == rq;
+	return bpf_map_delete_elem(&inflight, &rq) == 0;
 }
 
-/* @rq starts again without a completion we saw: retire the old record. */
+/*
+ * @rq starts again without a completion we saw: retire the old record
+ * (unless the reaper just did).
+ */
 static __always_inline void drop_stale(__u64 rkey, __u64 now)
 {
 	struct rq_rec *old = rq_find(rkey);
@@ -1121,8 +1127,8 @@ static __always_inline void drop_stale(__u64 rkey, __u64 now)
 	if (!old)
 		return;
 	copy = *old;
-	rq_forget(rkey);
-	retire(copy.gidx, copy.dslot, &copy.key, true, now);
+	if (rq_forget(rkey))
+		retire(copy.gidx, copy.dslot, &copy.key, true, now);
 }
 
 /*
@@ -1272,6 +1278,121 @@ static __always_inline void charge_service(struct cfqx_group_stats *g,
 
 /* ---- programs: defined (so attached) completion first, getrq last --- */
 
+/* ---- the reaper ------------------------------------------------------ */
+
+/*
+ * Some requests finish without a block_rq_complete event (on 6.18 a few
+ * in 100000; bpftrace misses them too).  Their records would keep their
+ * groups busy until the pointer comes back, maybe never on an idle
+ * device.  So once a period a timer walks the in-flight records: one
+ * issued more than a period ago whose struct request reads MQ_RQ_IDLE
+ * (freed or not started again: the kernel sets it only after the
+ * completion trace) at two walks in a row, with no sighting of it busy
+ * between, is retired like any stale record.  Requeued records are left
+ * alone (they wait idle by design).  The timer is armed by the first
+ * issue and cancelled when the maps' last user goes (cfqx unload).
+ */
+#define CFQX_REAP_PERIOD_NS	CFQX_NSEC_PER_SEC
+
+struct reaper {
+	struct bpf_timer timer;
+	__u64 walks;		/* walks started, from 1 */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct reaper);
+} reaper SEC(".maps");
+
+__u32 reaper_armed;
+
+struct reap_walk {
+	__u64 now;
+	__u64 walk;
+};
+
+/* Has @rec's request @rq been seen idle long enough to be retired? */
+static __always_inline bool reap_due(__u64 rq, struct rq_rec *rec,
+				     const struct reap_walk *w)
+{
+	struct request *r = (void *)rq;
+	int state = -1;
+
+	if (rec->state != RQ_ISSUED ||
+	    w->now - rec->issue_ns < CFQX_REAP_PERIOD_NS)
+		return false;
+	if (bpf_core_read(&state, sizeof(state), &r->state) ||
+	    state != MQ_RQ_IDLE) {
+		rec->idle_seen = 0;
+		return false;
+	}
+	if (!rec->idle_seen) {
+		rec->idle_seen = w->walk;
+		return false;
+	}
+	return rec->idle_seen < w->walk;
+}
+
+static long reap_slot(__u64 i, void *arg)
+{
+	struct reap_walk *w = arg;
+	__u32 idx = i;
+	struct rq_slot *s = bpf_map_lookup_elem(&rqslots, &idx);
+	struct rq_rec copy;
+	__u64 rq;
+
+	if (!s)
+		return 1;
+	rq = s->rq;
+	if (!rq || !reap_due(rq, &s->rec, w))
+		return 0;
+	copy = s->rec;
+	if (__sync_val_compare_and_swap(&s->rq, rq, 0) == rq)
+		retire(copy.gidx, copy.dslot, &copy.key, true, w->now);
+	return 0;
+}
+
+static long reap_hashed(struct bpf_map *map, __u64 *rq, struct rq_rec *rec,
+			struct reap_walk *w)
+{
+	struct rq_rec copy;
+
+	if (!reap_due(*rq, rec, w))
+		return 0;
+	copy = *rec;
+	if (bpf_map_delete_elem(&inflight, rq) == 0)
+		retire(copy.gidx, copy.dslot, &copy.key, true, w->now);
+	return 0;
+}
+
+static int reap(void *map, __u32 *key, struct reaper *r)
+{
+	struct reap_walk w = { .now = bpf_ktime_get_ns(), .walk = ++r->walks };
+
+	bpf_loop(CFQX_SLOTS, reap_slot, &w, 0);
+	bpf_for_each_map_elem(&inflight, reap_hashed, &w, 0);
+	bpf_timer_start(&r->timer, CFQX_REAP_PERIOD_NS, 0);
+	return 0;
+}
+
+/* Start the reaper once (the first issue after load). */
+static __always_inline void reaper_arm(void)
+{
+	__u32 zero = 0;
+	struct reaper *r;
+
+	if (reaper_armed ||
+	    __sync_val_compare_and_swap(&reaper_armed, 0, 1))
+		return;
+	r = bpf_map_lookup_elem(&reaper, &zero);
+	if (!r || bpf_timer_init(&r->timer, &reaper, CLOCK_MONOTONIC) ||
+	    bpf_timer_set_callback(&r->timer, reap) ||
+	    bpf_timer_start(&r->timer, CFQX_REAP_PERIOD_NS, 0))
+		stat_inc(CFQX_STAT_NO_REAPER);
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
@@ -1335,8 +1456,8 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 			stat_inc(CFQX_STAT_UNMATCHED);
 		return 0;
 	}
-	if (last)
-		rq_forget(rkey);
+	if (last && !rq_forget(rkey))
+		return 0;	/* retired meanwhile: counted lost */
 	g = group_at(rec.gidx);
 	c = counts_at(rec.gidx);
 	if (!g || !c)
@@ -1395,7 +1516,8 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 	found = rq_find(rkey);
 	if (found) {
 		copy = *found;
-		rq_forget(rkey);
+		if (!rq_forget(rkey))
+			return 0;	/* retired meanwhile */
 		g = group_at(copy.gidx);
 		c = counts_at(copy.gidx);
 		if (g && c) {
@@ -1462,6 +1584,7 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 		return 0;
 	if (!adopt(rq, rkey, &owner, g, now, &fresh))
 		return 0;
+	reaper_arm();
 	read_policy(&pol);
 	charge_issue(rq, &fresh, g, c, &pol, owner.sync, now);
 	return 0;

@@ -23,6 +23,7 @@ const char *const cfqx_stat_names[CFQX_STAT_NR] = {
 	[CFQX_STAT_STALE] = "stale_retired",
 	[CFQX_STAT_DEEP_WALK] = "deep_walk",
 	[CFQX_STAT_RECYCLED] = "groups_recycled",
+	[CFQX_STAT_NO_REAPER] = "no_reaper",
 };
 
 void cfqx_snapshot_free(struct cfqx_snapshot *s)
