@@ -1149,6 +1149,7 @@ static __always_inline bool adopt(struct request *rq, __u64 rkey,
 	fresh->state = RQ_ISSUED;
 	fresh->dir = rq->cmd_flags & 1;	/* op_is_write() */
 	fresh->dslot = owner->dslot;
+	fresh->idle_seen = 0;
 	ret = rq_store(rkey, fresh);
 	if (ret > 0) {
 		drop_stale(rkey, now);
@@ -1321,7 +1322,7 @@ static __always_inline bool reap_due(__u64 rq, struct rq_rec *rec,
 	int state = -1;
 
 	if (rec->state != RQ_ISSUED ||
-	    w->now - rec->issue_ns < CFQX_REAP_PERIOD_NS)
+	    w->now < rec->issue_ns + CFQX_REAP_PERIOD_NS)
 		return false;
 	if (bpf_core_read(&state, sizeof(state), &r->state) ||
 	    state != MQ_RQ_IDLE) {
@@ -1552,6 +1553,7 @@ static __always_inline int reissue(__u64 rkey)
 	}
 	rec->state = RQ_ISSUED;
 	rec->issue_ns = bpf_ktime_get_ns();
+	rec->idle_seen = 0;
 	c = counts_at(rec->gidx);
 	if (c)
 		CADD(c, issued, 1);
