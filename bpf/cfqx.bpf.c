@@ -1291,7 +1291,8 @@ static __always_inline void charge_service(struct cfqx_group_stats *g,
  * completion trace) at two walks in a row, with no sighting of it busy
  * between, is retired like any stale record.  Requeued records are left
  * alone (they wait idle by design).  The timer is armed by the first
- * issue and cancelled when the maps' last user goes (cfqx unload).
+ * issue and cancelled when the maps' last user goes (cfqx unload).  A
+ * kernel without bpf_timer (PREEMPT_RT) has no reaper: no_reaper says so.
  */
 #define CFQX_REAP_PERIOD_NS	CFQX_NSEC_PER_SEC
 
@@ -1378,6 +1379,17 @@ static int reap(void *map, __u32 *key, struct reaper *r)
 	return 0;
 }
 
+/*
+ * PREEMPT_RT kernels refuse bpf_timer (6.12's verifier: "bpf_timer cannot
+ * be used for PREEMPT_RT").  Told from BTF at load time: there spinlock_t
+ * is an rt_mutex ("lock"), elsewhere a raw spinlock ("rlock").  The check
+ * is a constant to the verifier, so on RT the timer calls are dead code
+ * it never looks at.
+ */
+struct spinlock___rt {
+	struct rt_mutex_base lock;
+};
+
 /* Start the reaper once (the first issue after load). */
 static __always_inline void reaper_arm(void)
 {
@@ -1387,6 +1399,10 @@ static __always_inline void reaper_arm(void)
 	if (reaper_armed ||
 	    __sync_val_compare_and_swap(&reaper_armed, 0, 1))
 		return;
+	if (bpf_core_field_exists(struct spinlock___rt, lock)) {
+		stat_inc(CFQX_STAT_NO_REAPER);
+		return;
+	}
 	r = bpf_map_lookup_elem(&reaper, &zero);
 	if (!r || bpf_timer_init(&r->timer, &reaper, CLOCK_MONOTONIC) ||
 	    bpf_timer_set_callback(&r->timer, reap) ||

@@ -335,8 +335,9 @@ enum cfqx_stat {
 					 * bio walk bound: untracked */
 	CFQX_STAT_RECYCLED,		/* idle groups folded into their
 					 * device's retired bucket and reused */
-	CFQX_STAT_NO_REAPER,		/* the reaper's timer could not be
-					 * started: stale records wait for
+	CFQX_STAT_NO_REAPER,		/* no reaper (PREEMPT_RT refuses
+					 * bpf_timer, or its timer did not
+					 * start): stale records wait for
 					 * their pointer to come back */
 	CFQX_STAT_NR,
 };
