@@ -1277,8 +1277,6 @@ static __always_inline void charge_service(struct cfqx_group_stats *g,
 	__sync_fetch_and_add(&g->service_used_ns, service);
 }
 
-/* ---- programs: defined (so attached) completion first, getrq last --- */
-
 /* ---- the reaper ------------------------------------------------------ */
 
 /*
@@ -1409,6 +1407,8 @@ static __always_inline void reaper_arm(void)
 	    bpf_timer_start(&r->timer, CFQX_REAP_PERIOD_NS, 0))
 		stat_inc(CFQX_STAT_NO_REAPER);
 }
+
+/* ---- programs: defined (so attached) completion first, getrq last --- */
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
