@@ -39,7 +39,8 @@
  * waits a whole tick per request behind a greedy one, whatever the order.
  * While groups contend on a non-rotational device, the core therefore
  * paces dispatch at the device's rate plus a thirty-second (learn_pace()):
- * it keeps no more than one latency of work ahead of a virtual device
+ * it keeps no more than one latency of work, or two requests of the
+ * device's average size when those take longer, ahead of a virtual device
  * that serves at that pace, so the budget lasts the tick and the queue,
  * and with it the order, stays in the core.  The rate is learned from
  * windows in which the device, not the pace, held work back, so the pace
@@ -60,12 +61,17 @@
  * window of twice its think time plus the device's latency (capped at
  * slice_idle; the full slice_idle before it has two samples).  In flight
  * or thinking, it counts as backlogged, and so holds the others to its
- * pace, only if that pace (one request per latency plus think time) would
- * use at least a fair share of the device; a slower one is demand-limited
- * and the others use its slack.  The device is never idled: with nothing
- * in flight, dispatch goes on.  The window and the test follow the
- * measured think time and device rate, so a slowed clock (a VM, a busy
- * host) moves them instead of flipping them.
+ * pace, only if that pace (its requests in flight, each taking a latency
+ * plus its think time) would use at least a fair share of the device's
+ * capacity; a slower one is demand-limited and the others use its slack.
+ * The capacity is the most the device delivered in a recent window; on a
+ * device that does not throttle, a window in which the order held work
+ * back for such a group while the device had room counts a sixteenth
+ * above it, so holding the device cannot make it look slower than it is.
+ * The device is never idled: with nothing in flight, dispatch goes on.
+ * The window and the test follow the measured think time and device
+ * rate, so a slowed clock (a VM, a busy host) moves them instead of
+ * flipping them.
  *
  * Inside a group (2.6.10): two sector-sorted queues (sync first) and two
  * FIFOs.  The next request is chosen around the end of the group's own
@@ -308,14 +314,15 @@ static u64 credit(const struct cfqx_sched *s, const struct cfqx_policy *p)
 	return (avg * p->quantum) << CFQX_VSHIFT;
 }
 
-/* No group lags the virtual clock by more than @rounds rounds. */
+/* No group lags the virtual clock, or the least backlogged group when
+ * V trails that, by more than @rounds rounds. */
 static void clamp_lag(struct cfqx_sched *s, struct cfqx_sched_group *g,
 		      const struct cfqx_policy *p, u32 rounds)
 {
-	u64 c = credit(s, p) * rounds;
+	u64 c = credit(s, p) * rounds, v = max_u64(s->vclock, s->vmin);
 
-	if (s->vclock > c && g->vtime < s->vclock - c)
-		g->vtime = s->vclock - c;
+	if (v > c && g->vtime < v - c)
+		g->vtime = v - c;
 }
 
 /* ------------------------------------------------------------------ */
@@ -514,11 +521,23 @@ static bool paced(const struct cfqx_sched *s)
 		!s->dev.rotational && (s->stalled_cur || s->stalled_prev);
 }
 
-/* The pace holds dispatch now: more than one latency of work is ahead of
+/* How far the paced virtual device may run ahead of the clock: one
+ * latency, or one request of the device's average size at the pace when
+ * that takes longer (else a large request holds every group, the small
+ * ones of a reader too, for its whole pace time). */
+static u64 pace_slack(const struct cfqx_sched *s)
+{
+	u64 one = ((s->avg_sectors >> CFQX_EWMA_SHIFT) << CFQX_RATE_SHIFT) /
+		s->pace_rate;
+
+	return max_u64(s->lat_min_ns, 2 * one);
+}
+
+/* The pace holds dispatch now: more than its slack of work is ahead of
  * the virtual device that serves at the pace. */
 static bool pace_holds(const struct cfqx_sched *s, u64 now)
 {
-	return paced(s) && s->pace_free > now + s->lat_min_ns;
+	return paced(s) && s->pace_free > now + pace_slack(s);
 }
 
 /*
@@ -656,29 +675,31 @@ static u64 capacity(const struct cfqx_sched *s)
 
 /*
  * Is the group backlogged, one V is divided between?  A group with
- * requests queued is.  A one-deep group, in flight or thinking, is while
- * its own pace, one request per device latency plus its think time, would
- * use at least a fair share of the device: size / (latency + think) >=
- * rate / active groups.  The think time is its recent minimum: what it
- * takes when it is not itself kept waiting (for a CPU the others keep
- * busy, say), so the test does not condemn a group for the delays the
- * others cause.  Then the others cannot run ahead of it.  A
- * slower one is demand-limited: it keeps its right of way (least vtime,
- * first pass), but the others use its slack and it banks nothing.
+ * requests queued is.  One with only requests in flight, or anticipated
+ * while it thinks, is while its own pace would use at least a fair share
+ * of the device: its requests in flight (one while it thinks), each served
+ * within the device's least latency plus its think time, would move at
+ * least rate / active groups.  The think time is its recent minimum (none
+ * before it was seen to think): what it takes when it is not itself kept
+ * waiting (for a CPU the others keep busy, say), so the test does not
+ * condemn a group for the delays the others cause.  Then the others cannot
+ * run ahead of it.  A slower one, a few one-deep readers on a fast device
+ * say, is demand-limited: it keeps its right of way (least vtime, first
+ * pass), but the others use its slack and it banks nothing.
  */
 static bool backlogged(const struct cfqx_sched *s,
 		       const struct cfqx_sched_group *g)
 {
-	u64 pace;
+	u64 pace, n = g->in_flight ? g->in_flight : 1;
 
 	if (group_queued(g) || g->queued_head)
 		return true;
 	if (!g->in_flight && !g->anticipate_until)
 		return false;
-	if (!g->think_samples || !s->rate)
+	if (!s->rate || !s->lat_min_ns || !g->avg_sectors)
 		return g->in_flight;
-	pace = s->lat_min_ns + g->think_min;
-	return (g->avg_sectors >> CFQX_EWMA_SHIFT << CFQX_RATE_SHIFT) *
+	pace = s->lat_min_ns + (g->think_samples ? g->think_min : 0);
+	return n * (g->avg_sectors >> CFQX_EWMA_SHIFT << CFQX_RATE_SHIFT) *
 		s->nr_active >= capacity(s) * pace;
 }
 
@@ -703,7 +724,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	struct cfqx_link *at, *next;
 	u64 c = credit(s, p), vmin = ~0ULL;
 	u32 busy = 0;
-	bool below, held;
+	bool below, held, thin = false;
 
 	s->next_wake = 0;
 	for (at = s->active.next; at != &s->active; at = next) {
@@ -716,6 +737,8 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		if (backlogged(s, g)) {
 			busy++;
 			vmin = min_u64(vmin, g->vtime);
+			if (!group_queued(g) && !g->queued_head)
+				thin = true;
 		}
 		/* A busy group's window may be over: only open ones wake. */
 		if (g->anticipate_until > now &&
@@ -723,6 +746,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			s->next_wake = g->anticipate_until;
 	}
 	s->nr_backlogged = busy;
+	s->vmin = busy ? vmin : 0;
 	if (busy && vmin > c && s->vclock < vmin - c)
 		s->vclock = vmin - c;
 	below = !contended(s) || s->in_flight < cfqx_sched_depth(s, p);
@@ -737,8 +761,14 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			continue;
 		if (!least || g->vtime < least->vtime)
 			least = g;
-		if (g->vtime > s->vclock + c)
+		if (g->vtime > s->vclock + c) {
+			/* Held for a group that has nothing queued, with the
+			 * device below its depth: what the device delivers
+			 * now is less than it could. */
+			if (thin && below)
+				s->cap_held = 1;
 			continue;
+		}
 		if (!below && g->in_flight) {
 			s->win_full = 1;
 			continue;
@@ -764,7 +794,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	 * flight (one the driver refused waits on blk-mq's dispatch list,
 	 * and only a queue run retries it: a completion may never come). */
 	if (!best && held) {
-		u64 t = s->pace_free - s->lat_min_ns;
+		u64 t = s->pace_free - pace_slack(s);
 
 		if (!s->next_wake || t < s->next_wake)
 			s->next_wake = t;
@@ -1028,7 +1058,14 @@ static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 	 * for good). */
 	if (s->pace_held && !s->win_stalled)
 		rate = max_u64(rate, s->pace_rate + s->pace_rate / 16);
+	/* Likewise when the order held work back for a group that had
+	 * nothing queued while the device had room and did not throttle:
+	 * the capacity that decides who is backlogged cannot talk itself
+	 * down either.  (A throttling device is already at its rate.) */
+	if (s->cap_held && !s->stalled_cur && !s->stalled_prev)
+		rate = max_u64(rate, capacity(s) + capacity(s) / 16);
 	s->pace_held = 0;
+	s->cap_held = 0;
 	s->win_stalled = 0;
 	s->pace_win_start = now;
 	s->pace_win_sectors = 0;

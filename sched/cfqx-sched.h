@@ -141,6 +141,7 @@ struct cfqx_sched {
 	u64 next_fifo_check;
 	u64 next_wake;			/* earliest anticipation window end */
 	u64 vclock;			/* virtual time V (cost units x 256) */
+	u64 vmin;			/* least backlogged vtime (0: none) */
 
 	/* Device model, learned from completions (see cfqx-sched.c). */
 	u64 lat_min_ns;			/* windowed minimum dispatch->complete */
@@ -170,7 +171,8 @@ struct cfqx_sched {
 	u8 stalled_prev;		/* ... or the last one */
 	u8 win_stalled;			/* ... or this pace window */
 	u8 pace_held;			/* the pace held work in this window */
-	u8 pad3[3];
+	u8 cap_held;			/* ... or the order, with room */
+	u8 pad3[2];
 
 	struct cfqx_sched_stats st;
 };

@@ -967,13 +967,18 @@ static void wait_over_budget(struct worker *w, const char *by,
  * The budget view: worker 0 keeps 8 writes in flight, worker 1 one; while
  * both are busy each is entitled to half the dispatches.  Worker 0 takes
  * more: over budget within one of its turns (written until it is, up to
- * BUDGET_WRITES_MAX); worker 1 never is.  Also checks exact totals under
- * 8-way concurrency.
+ * BUDGET_WRITES_MAX).  Worker 1 goes over budget less often per write
+ * than worker 0.  Not "never": with one write in flight it can only get
+ * ahead while the device leaves worker 0's pending writes waiting, and
+ * the budget view rightly shows that; how often the device does so is
+ * its own order (ci14: 4 times in 765 writes in a TCG guest, against
+ * thousands for worker 0), not something the test can hold.  Also checks
+ * exact totals under 8-way concurrency.
  */
 static void phase_budget(void)
 {
 	const char *what = "budget";
-	unsigned long long ops[2] = { 0, 0 };
+	unsigned long long ops[2] = { 0, 0 }, over[2] = { 0, 0 };
 	struct jnode *root, *dev, *g;
 	int i;
 
@@ -1007,23 +1012,24 @@ static void phase_budget(void)
 		      jnum(jget(root, "counters"), "unmatched"));
 		if (!g)
 			continue;
+		over[i] = jnum(g, "over_budget");
 		if (i == 0)
-			check(jnum(g, "over_budget") > 0,
+			check(over[0] > 0,
 			      "%s: 8-deep writer (%llu writes vs %llu) never over budget (entitled %llu milli)",
 			      what, ops[0], ops[1], jnum(g, "entitled_milli"));
-		else
-			check(jnum(g, "over_budget") == 0,
-			      "%s: 1-deep writer over budget %llu times", what,
-			      jnum(g, "over_budget"));
 	}
+	/* over[1] / ops[1] < over[0] / ops[0] */
+	check(over[1] == 0 || over[1] * ops[0] < over[0] * ops[1],
+	      "%s: 1-deep writer over budget %llu times in %llu writes, as often as the 8-deep one (%llu in %llu)",
+	      what, over[1], ops[1], over[0], ops[0]);
 	if (dev)
 		check_device_sums(dev, what);
 	jfree(root);
 	free(root);
 	kill_workers();
 	unload();
-	printf("ok: budget: 8-deep writer (%llu writes) over budget, 1-deep (%llu) not; totals exact\n",
-	       ops[0], ops[1]);
+	printf("ok: budget: 8-deep writer over budget %llu times in %llu writes, 1-deep %llu in %llu; totals exact\n",
+	       over[0], ops[0], over[1], ops[1]);
 }
 
 static int set_scheduler(const char *name)
