@@ -521,23 +521,38 @@ static bool paced(const struct cfqx_sched *s)
 		!s->dev.rotational && (s->stalled_cur || s->stalled_prev);
 }
 
-/* How far the paced virtual device may run ahead of the clock: one
- * latency, or one request of the device's average size at the pace when
- * that takes longer (else a large request holds every group, the small
- * ones of a reader too, for its whole pace time). */
-static u64 pace_slack(const struct cfqx_sched *s)
+/* Pace time of @sectors, ns. */
+static u64 pace_ns(const struct cfqx_sched *s, u64 sectors)
 {
-	u64 one = ((s->avg_sectors >> CFQX_EWMA_SHIFT) << CFQX_RATE_SHIFT) /
-		s->pace_rate;
-
-	return max_u64(s->lat_min_ns, 2 * one);
+	return (sectors << CFQX_RATE_SHIFT) / s->pace_rate;
 }
 
-/* The pace holds dispatch now: more than its slack of work is ahead of
- * the virtual device that serves at the pace. */
-static bool pace_holds(const struct cfqx_sched *s, u64 now)
+/*
+ * The pace is a token bucket on the virtual device that serves at the
+ * pace: a request may go while the work that device has ahead of the
+ * clock, its own included, fits the bucket.  The bucket holds one
+ * latency or two requests of the device's average size, whichever takes
+ * longer, plus one more average request; so a request of average size
+ * goes once no more than the first part is ahead, and a small one (a
+ * reader's, beside bulk writes) goes well before a large one could: the
+ * large one no longer takes the slot the reader is owed as soon as it
+ * opens.  Returns when a request of @sectors may go (<= now: now).
+ */
+static u64 pace_due(const struct cfqx_sched *s, u64 sectors)
 {
-	return paced(s) && s->pace_free > now + pace_slack(s);
+	u64 avg = pace_ns(s, s->avg_sectors >> CFQX_EWMA_SHIFT);
+	u64 bucket = max_u64(s->lat_min_ns, 2 * avg) + avg;
+	u64 need = s->pace_free + pace_ns(s, sectors);
+
+	return need > bucket ? need - bucket : 0;
+}
+
+/* The size the pace weighs a group's next request at: its average. */
+static u64 pace_sectors(const struct cfqx_sched *s,
+			const struct cfqx_sched_group *g)
+{
+	return (g->avg_sectors ? g->avg_sectors : s->avg_sectors) >>
+		CFQX_EWMA_SHIFT;
 }
 
 /*
@@ -724,7 +739,8 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	struct cfqx_link *at, *next;
 	u64 c = credit(s, p), vmin = ~0ULL;
 	u32 busy = 0;
-	bool below, held, thin = false;
+	u64 pace_at = ~0ULL;
+	bool below, paced_now, thin = false;
 
 	s->next_wake = 0;
 	for (at = s->active.next; at != &s->active; at = next) {
@@ -750,7 +766,8 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	if (busy && vmin > c && s->vclock < vmin - c)
 		s->vclock = vmin - c;
 	below = !contended(s) || s->in_flight < cfqx_sched_depth(s, p);
-	held = pace_holds(s, now);
+	paced_now = paced(s);
+	s->pace_refusing = 0;
 	for (at = s->active.next; at != &s->active; at = at->next) {
 		struct cfqx_sched_group *g = container_of_group(at);
 
@@ -776,9 +793,14 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		/* The pace holds every group here (a queued group is
 		 * backlogged): exempting one-deep readers back from thinking
 		 * gives the tick's budget to whoever comes first again. */
-		if (held) {
-			s->pace_held = 1;
-			continue;
+		if (paced_now) {
+			u64 t = pace_due(s, pace_sectors(s, g));
+
+			if (t > now) {
+				s->pace_held = 1;
+				pace_at = min_u64(pace_at, t);
+				continue;
+			}
 		}
 		if (!best || g->vtime < best->vtime ||
 		    (g->vtime == best->vtime && g->in_flight < best->in_flight))
@@ -793,11 +815,10 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	/* Held for the pace: a timer asks again, even with requests in
 	 * flight (one the driver refused waits on blk-mq's dispatch list,
 	 * and only a queue run retries it: a completion may never come). */
-	if (!best && held) {
-		u64 t = s->pace_free - pace_slack(s);
-
-		if (!s->next_wake || t < s->next_wake)
-			s->next_wake = t;
+	if (!best && pace_at != ~0ULL) {
+		if (!s->next_wake || pace_at < s->next_wake)
+			s->next_wake = pace_at;
+		s->pace_refusing = 1;
 		return NULL;
 	}
 	if (!best && !s->in_flight)
@@ -917,7 +938,7 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 		g = choose(s, p, now);
 	if (!g) {
 		s->st.depth_full++;
-		if (pace_holds(s, now))
+		if (s->pace_refusing)
 			s->st.pace_refused++;
 		s->refused = 1;
 		*wake_at = s->next_wake > now ? s->next_wake : 0;

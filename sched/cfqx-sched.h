@@ -172,7 +172,8 @@ struct cfqx_sched {
 	u8 win_stalled;			/* ... or this pace window */
 	u8 pace_held;			/* the pace held work in this window */
 	u8 cap_held;			/* ... or the order, with room */
-	u8 pad3[2];
+	u8 pace_refusing;		/* choose() found none but for the pace */
+	u8 pad3;
 
 	struct cfqx_sched_stats st;
 };

@@ -308,6 +308,35 @@ Test(simrun, a_demand_limited_group_does_not_hold_the_others)
 	pair_free(&pr);
 }
 
+/* A one-deep 4 KiB reader beside a 48-deep writer of 512 KiB on the
+ * throttled nullb: each 512 KiB request is 2.5 ms of the pace, and when
+ * a slot opened the writer, always queued, took it right after the
+ * reader's request, so the reader waited a whole 512 KiB pace time per
+ * read: 0.06 of its share (matrix m015).  The pace weighs each request
+ * by its size now; the reader gets most of its share, the total stays. */
+Test(simrun, the_pace_weighs_requests_by_their_size)
+{
+	static const char text[] =
+		"[global]\ndirect=1\nsize=2g\nruntime=4\ntime_based\n"
+		"[writer]\nioengine=io_uring\niodepth=48\nrw=randwrite\n"
+		"bs=512k\ndirect=0\n"
+		"[reader]\nioengine=psync\nrw=randread\nbs=4k\noffset=2g\n"
+		"[thinker]\nioengine=psync\nrw=randread\nbs=8k\n"
+		"thinktime=3485\noffset=4g\n";
+	struct pair pr;
+
+	eval_pair(text, "nullb", CFQX_BY_TGID, &pr);
+	cr_expect_lt(pr.fifo.f.worst_share, 0.1, "fifo worst %f",
+		     pr.fifo.f.worst_share);
+	cr_expect_geq(pr.cfqx.f.worst_share, 0.5, "cfqx worst %f",
+		      pr.cfqx.f.worst_share);
+	cr_expect_geq(pr.cfqx.f.maxmin_jain, 0.95, "%f",
+		      pr.cfqx.f.maxmin_jain);
+	cr_expect_geq(pr.cfqx.total_bw, 0.95 * pr.fifo.total_bw, "%f of %f",
+		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	pair_free(&pr);
+}
+
 /* A busy host stands the guest still, null_blk and its throttle's timer
  * with it: the device loses no budget (the late tick refills it), fifo
  * spends it as soon as the guest runs, and a pace that trailed the clock
