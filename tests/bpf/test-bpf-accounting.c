@@ -901,6 +901,20 @@ static void check_events(struct jnode *stats, struct worker *before)
 	      suppressed, jnum(jget(stats, "counters"), "ratelimited"));
 }
 
+/* @w's group under @by, from one snapshot: its write requests and how
+ * often it went over budget (0 and 0 while it has no group). */
+static void group_writes(struct worker *w, const char *by,
+			 unsigned long long *writes, unsigned long long *over)
+{
+	struct jnode *root = stats_json(), *dev = our_device(root);
+	struct jnode *g = dev ? find_group(dev, by, worker_id(w, by)) : NULL;
+
+	*writes = g ? jnum(g, "write_rqs") : 0;
+	*over = g ? jnum(g, "over_budget") : 0;
+	jfree(root);
+	free(root);
+}
+
 /*
  * Wait (up to 30 s) until @w's group under @by has at least @min writes:
  * phases that need I/O running wait for an amount of it, never for a
@@ -909,17 +923,11 @@ static void check_events(struct jnode *stats, struct worker *before)
 static void wait_writes_min(struct worker *w, const char *by,
 			    unsigned long long min)
 {
-	struct jnode *root, *dev, *g;
-	unsigned long long got = 0;
+	unsigned long long got = 0, over;
 	int tries;
 
 	for (tries = 0; tries < 300; tries++) {
-		root = stats_json();
-		dev = our_device(root);
-		g = dev ? find_group(dev, by, worker_id(w, by)) : NULL;
-		got = g ? jnum(g, "write_rqs") : 0;
-		jfree(root);
-		free(root);
+		group_writes(w, by, &got, &over);
 		if (got >= min)
 			return;
 		usleep(100000);
@@ -944,18 +952,11 @@ static void wait_writes(struct worker *w, const char *by)
 static void wait_over_budget(struct worker *w, const char *by,
 			     unsigned long long max)
 {
-	struct jnode *root, *dev, *g;
 	unsigned long long got = 0, last = 0, over = 0;
 	int still = 0;
 
 	while (!over && got < max && still < 300) {
-		root = stats_json();
-		dev = our_device(root);
-		g = dev ? find_group(dev, by, worker_id(w, by)) : NULL;
-		got = g ? jnum(g, "write_rqs") : 0;
-		over = g ? jnum(g, "over_budget") : 0;
-		jfree(root);
-		free(root);
+		group_writes(w, by, &got, &over);
 		still = got == last ? still + 1 : 0;
 		last = got;
 		if (!over)
