@@ -38,11 +38,12 @@
  * wait for the next one, so a light group that arrives late in a tick
  * waits a whole tick per request behind a greedy one, whatever the order.
  * While groups contend on a non-rotational device, the core therefore
- * paces dispatch at the device's rate plus a thirty-second (learn_pace()):
- * it keeps no more than one latency of work, or two requests of the
- * device's average size when those take longer, ahead of a virtual device
- * that serves at that pace, so the budget lasts the tick and the queue,
- * and with it the order, stays in the core.  The rate is learned from
+ * paces dispatch at 31/32 of the device's rate (learn_pace()): a token
+ * bucket (pace_due()) lets a request go while the work ahead of a virtual
+ * device that serves at that pace, its own included, fits a latency or a
+ * few requests of the device's average size.  Small requests slip in
+ * between large ones, the budget lasts the tick, and the queue, and with
+ * it the order, stays in the core.  The rate is learned from
  * windows in which the device, not the pace, held work back, so the pace
  * cannot talk itself down.  A timer that fires late (tick()'s @due) says
  * the host stood the guest, and with it the device, still: the pace
@@ -740,7 +741,8 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	u64 c = credit(s, p), vmin = ~0ULL;
 	u32 busy = 0;
 	u64 pace_at = ~0ULL;
-	bool below, paced_now, thin = false;
+	bool below, paced_now, thin = false;	/* V waits for a group with
+						 * nothing queued */
 
 	s->next_wake = 0;
 	for (at = s->active.next; at != &s->active; at = next) {
@@ -752,9 +754,10 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			continue;
 		if (backlogged(s, g)) {
 			busy++;
-			vmin = min_u64(vmin, g->vtime);
-			if (!group_queued(g) && !g->queued_head)
-				thin = true;
+			if (g->vtime < vmin) {
+				vmin = g->vtime;
+				thin = !group_queued(g) && !g->queued_head;
+			}
 		}
 		/* A busy group's window may be over: only open ones wake. */
 		if (g->anticipate_until > now &&
@@ -779,9 +782,10 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		if (!least || g->vtime < least->vtime)
 			least = g;
 		if (g->vtime > s->vclock + c) {
-			/* Held for a group that has nothing queued, with the
-			 * device below its depth: what the device delivers
-			 * now is less than it could. */
+			/* Held for the least served backlogged group, which
+			 * has nothing queued, with the device below its
+			 * depth: what the device delivers now is less than it
+			 * could. */
 			if (thin && below)
 				s->cap_held = 1;
 			continue;
