@@ -738,11 +738,10 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 {
 	struct cfqx_sched_group *best = NULL, *least = NULL;
 	struct cfqx_link *at, *next;
-	u64 c = credit(s, p), vmin = ~0ULL;
+	u64 c = credit(s, p), vmin = ~0ULL, pace_at = ~0ULL;
 	u32 busy = 0;
-	u64 pace_at = ~0ULL;
-	bool below, paced_now, thin = false;	/* V waits for a group with
-						 * nothing queued */
+	/* thin: the least served backlogged group has nothing queued */
+	bool below, paced_now, thin = false;
 
 	s->next_wake = 0;
 	for (at = s->active.next; at != &s->active; at = next) {
@@ -903,8 +902,7 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 		u64 lag = CFQX_PACE_CREDIT_NS + s->pace_late_ns;
 
 		s->pace_free = max_u64(s->pace_free + lag, now) - lag +
-			min_u64(((u64)r->sectors << CFQX_RATE_SHIFT) /
-				s->pace_rate, CFQX_PACE_WINDOW_NS);
+			min_u64(pace_ns(s, r->sectors), CFQX_PACE_WINDOW_NS);
 		if (s->pace_free + CFQX_PACE_CREDIT_NS >= now)
 			s->pace_late_ns = 0;
 		s->st.paced++;
