@@ -751,7 +751,9 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		window_over(s, g, now);
 		if (!g->on_active)
 			continue;
-		if (backlogged(s, g)) {
+		/* Nothing below changes what backlogged() reads. */
+		g->backlogged = backlogged(s, g);
+		if (g->backlogged) {
 			busy++;
 			if (g->vtime < vmin) {
 				vmin = g->vtime;
@@ -774,7 +776,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		struct cfqx_sched_group *g = container_of_group(at);
 
 		/* A group that is not backlogged keeps a few rounds. */
-		if (!backlogged(s, g))
+		if (!g->backlogged)
 			clamp_lag(s, g, p, CFQX_THINK_ROUNDS);
 		if (!group_queued(g))
 			continue;
@@ -1118,10 +1120,16 @@ static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 			 u64 lat, u64 now)
 {
-	/* Only a request that found the device idle shows its latency
-	 * without queueing behind others. */
-	if (r->alone && (!s->lat_min_next || lat < s->lat_min_next))
+	/* Every latency bounds the device's own from above (one that queued
+	 * behind others took longer), so the least of a window is kept.
+	 * Only a window in which a request found the device idle may raise
+	 * it: without one, every request queued, and their latencies say
+	 * how deep the device was kept, not how fast it is.  (Large
+	 * requests alone and small ones queued behind them: the small ones
+	 * are the bound.) */
+	if (!s->lat_min_next || lat < s->lat_min_next)
 		s->lat_min_next = lat;
+	s->lat_alone |= r->alone;
 	s->win_sectors += r->sectors;
 	s->avg_sectors = ewma(s->avg_sectors, r->sectors ? r->sectors : 1);
 	learn_pace(s, r, now);
@@ -1140,10 +1148,11 @@ static void learn_device(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		if (s->win_full || s->probe)
 			probe_depth(s, s->rate);
 	}
-	/* The minimum of this window and the last one. */
-	if (s->lat_min_next)
+	if (s->lat_min_next && (s->lat_alone || !s->lat_min_ns ||
+				s->lat_min_next < s->lat_min_ns))
 		s->lat_min_ns = s->lat_min_next;
 	s->lat_min_next = 0;
+	s->lat_alone = 0;
 	s->window_rqs = 0;
 	s->win_sectors = 0;
 	s->win_busy_ns = 0;

@@ -76,7 +76,8 @@ struct cfqx_sched_group {
 	u32 allocated[2];		/* held by the caller, [0 read, 1 write] */
 	u8 on_active;
 	u8 last_sync;			/* direction of its last request */
-	u8 pad[2];
+	u8 backlogged;			/* choose()'s last backlogged() answer */
+	u8 pad;
 
 	u64 vtime;			/* virtual service, cost units x 256 */
 	u64 service_ns;			/* 2.6.10 service_used (decayed) */
@@ -144,8 +145,8 @@ struct cfqx_sched {
 	u64 vmin;			/* least backlogged vtime (0: none) */
 
 	/* Device model, learned from completions (see cfqx-sched.c). */
-	u64 lat_min_ns;			/* windowed minimum dispatch->complete */
-	u64 lat_min_next;		/* minimum in the current window */
+	u64 lat_min_ns;			/* least dispatch->complete (learn_device) */
+	u64 lat_min_next;		/* ... in the current window */
 	u64 win_sectors;		/* completed in the window */
 	u64 win_busy_ns;		/* time with requests in flight */
 	u64 busy_since;			/* device busy since (in_flight > 0) */
@@ -173,7 +174,7 @@ struct cfqx_sched {
 	u8 pace_held;			/* the pace held work in this window */
 	u8 cap_held;			/* ... or the order, with room */
 	u8 pace_refusing;		/* choose() found none but for the pace */
-	u8 pad3;
+	u8 lat_alone;			/* the window saw a request found it idle */
 
 	struct cfqx_sched_stats st;
 };
