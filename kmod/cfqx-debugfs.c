@@ -57,6 +57,12 @@ static int cfqx_stats_show(void *data, struct seq_file *m)
 		   g.merged_bio, g.merge_refused, g.throttled, g.unscheduled,
 		   g.alloc_fail, g.bad_policy, g.groups_created,
 		   g.groups_freed, g.timer_armed, g.timer_fired);
+	seq_printf(m, "ready_us %llu\nheld_order_us %llu\nheld_depth_us %llu\n"
+		   "held_pace_us %llu\nheld_idle_us %llu\n",
+		   c.held_ns[CFQX_HOLD_READY] / 1000,
+		   c.held_ns[CFQX_HOLD_ORDER] / 1000,
+		   c.held_ns[CFQX_HOLD_DEPTH] / 1000,
+		   c.held_ns[CFQX_HOLD_PACE] / 1000, c.held_idle_ns / 1000);
 	return 0;
 }
 

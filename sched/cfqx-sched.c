@@ -742,6 +742,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	u32 busy = 0;
 	/* thin: the least served backlogged group has nothing queued */
 	bool below, paced_now, thin = false;
+	u8 hold = CFQX_HOLD_NOTHING;
 
 	s->next_wake = 0;
 	for (at = s->active.next; at != &s->active; at = next) {
@@ -789,10 +790,13 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			 * could. */
 			if (thin && below)
 				s->cap_held = 1;
+			if (!hold)
+				hold = CFQX_HOLD_ORDER;
 			continue;
 		}
 		if (!below && g->in_flight) {
 			s->win_full = 1;
+			hold = CFQX_HOLD_DEPTH;
 			continue;
 		}
 		/* The pace holds every group here (a queued group is
@@ -803,6 +807,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 
 			if (t > now) {
 				s->pace_held = 1;
+				hold = CFQX_HOLD_PACE;
 				pace_at = min_u64(pace_at, t);
 				continue;
 			}
@@ -813,10 +818,15 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	}
 	/* A disk: keep serving the group it is on while it may (a seek
 	 * to another group's region per request wastes the disk). */
+	s->hold_why = hold;
 	if (s->dev.rotational && s->last_group &&
 	    s->last_group->on_active && group_queued(s->last_group) &&
-	    s->last_group->vtime <= s->vclock + c)
-		return below ? s->last_group : NULL;
+	    s->last_group->vtime <= s->vclock + c) {
+		if (below)
+			return s->last_group;
+		s->hold_why = CFQX_HOLD_DEPTH;
+		return NULL;
+	}
 	/* Held for the pace: a timer asks again, even with requests in
 	 * flight (one the driver refused waits on blk-mq's dispatch list,
 	 * and only a queue run retries it: a completion may never come). */
@@ -840,19 +850,38 @@ static u32 hard_cap(const struct cfqx_sched *s, const struct cfqx_policy *p)
 /*
  * Recompute what has_work() answers, after any change (choose() also ends
  * the windows that are over).  The policy is remembered for the calls
- * that do not take one (remove, merge, requeue, forget).
+ * that do not take one (remove, merge, requeue, forget).  The time since
+ * the last call is counted by why queued work waited in it (st.held_ns:
+ * the order, the depth or the pace held it, or the core was ready and
+ * nobody asked), so a device that delivers less than it could says why.
  */
 static void refresh(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now)
 {
 	struct cfqx_sched_group *g = NULL;
 	bool can;
 
+	/* The time since the last call passed in the state it left. */
+	if (s->hold && now > s->last_now) {
+		s->st.held_ns[s->hold] += now - s->last_now;
+		if (s->hold > CFQX_HOLD_READY && !s->in_flight_then)
+			s->st.held_idle_ns += now - s->last_now;
+	}
 	s->policy = p;
 	s->last_now = now;
+	s->hold_why = CFQX_HOLD_NOTHING;
 	if (s->nr_active)
 		g = choose(s, p, now);
 	can = s->nr_head ||
 		(s->nr_queued && s->in_flight < hard_cap(s, p) && g);
+	if (!s->nr_queued && !s->nr_head)
+		s->hold = CFQX_HOLD_NOTHING;
+	else if (can)
+		s->hold = CFQX_HOLD_READY;
+	else if (s->hold_why)
+		s->hold = s->hold_why;
+	else
+		s->hold = CFQX_HOLD_DEPTH;	/* the hard cap */
+	s->in_flight_then = s->in_flight;
 	WRITE_ONCE(s->can_dispatch, can);
 }
 

@@ -116,6 +116,19 @@ struct cfqx_sched_stats {
 	u64 completed;
 	u64 merged;			/* requests merged into another */
 	u64 merged_cross;		/* ... of another group (charged to it) */
+	/* Time work sat queued, by why (enum cfqx_sched_hold), and of the
+	 * time it was held, how much with nothing in flight. */
+	u64 held_ns[5];
+	u64 held_idle_ns;
+};
+
+/* Why queued work is not on the device. */
+enum cfqx_sched_hold {
+	CFQX_HOLD_NOTHING = 0,	/* nothing is queued */
+	CFQX_HOLD_READY,	/* the core would dispatch: blk-mq did not ask */
+	CFQX_HOLD_ORDER,	/* every queued group is a round ahead of V */
+	CFQX_HOLD_DEPTH,	/* the contended depth (or the tags) is full */
+	CFQX_HOLD_PACE,		/* the pace */
 };
 
 /* One device's scheduler state. */
@@ -175,6 +188,10 @@ struct cfqx_sched {
 	u8 cap_held;			/* ... or the order, with room */
 	u8 pace_refusing;		/* choose() found none but for the pace */
 	u8 lat_alone;			/* the window saw a request found it idle */
+	u8 hold;			/* enum cfqx_sched_hold, since last_now */
+	u8 hold_why;			/* what choose() last found held work */
+	u8 pad4[2];
+	u32 in_flight_then;		/* in_flight at last_now */
 
 	struct cfqx_sched_stats st;
 };

@@ -95,7 +95,10 @@ void sim_report_json(FILE *f, const struct sim_opts *o,
 		"\"pace_refused\":%llu,\"paced\":%llu,\"late_wakes\":%llu,"
 		"\"capacity_kib_s\":%llu,"
 		"\"fifo_expired\":%llu,\"idle_hit\":%llu,"
-		"\"idle_expired\":%llu},\"frozen_s\":%.3f,\"groups\":[",
+		"\"idle_expired\":%llu,\"ready_us\":%.3f,"
+		"\"held_order_us\":%.3f,\"held_depth_us\":%.3f,"
+		"\"held_pace_us\":%.3f,\"held_idle_us\":%.3f},"
+		"\"frozen_s\":%.3f,\"groups\":[",
 		r->core_depth, us(r->core_lat_min_ns),
 		(unsigned long long)r->core_st.dispatched,
 		(unsigned long long)r->core_st.depth_full,
@@ -106,6 +109,11 @@ void sim_report_json(FILE *f, const struct sim_opts *o,
 		(unsigned long long)r->core_st.fifo_expired,
 		(unsigned long long)r->core_st.idle_hit,
 		(unsigned long long)r->core_st.idle_expired,
+		us(r->core_st.held_ns[CFQX_HOLD_READY]),
+		us(r->core_st.held_ns[CFQX_HOLD_ORDER]),
+		us(r->core_st.held_ns[CFQX_HOLD_DEPTH]),
+		us(r->core_st.held_ns[CFQX_HOLD_PACE]),
+		us(r->core_st.held_idle_ns),
 		(double)r->frozen_ns / 1e9);
 	for (g = 0; g < r->ngroups; g++) {
 		const struct sim_group_res *gr = &r->g[g];

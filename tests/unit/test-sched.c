@@ -1229,6 +1229,50 @@ static void knee_range(u64 lat_ns, u64 ps_per_sector, u32 sectors,
 /* ------------------------------------------------------------------ */
 /* Contended depth */
 
+/*
+ * Where queued work waits is counted by cause (debugfs `stats`, the
+ * simulator's JSON): the contended depth full for 100 us, then 30 us in
+ * which the core would dispatch and nobody asked.
+ */
+Test(sched_depth, waiting_time_is_counted_by_its_cause)
+{
+	static struct cfqx_sched_rq r[5];
+	struct cfqx_sched_rq *out[5];
+	struct cfqx_sched_group a, b;
+	struct rig t;
+	int i, n = 0;
+
+	rig_init(&t, 64);
+	t.p.slice_idle = 0;
+	cfqx_sched_group_init(&a);
+	cfqx_sched_group_init(&b);
+	for (i = 0; i < 3; i++)
+		rq_add(&t, &r[i], &a, 1000 + 8 * i, 8, true);
+	for (i = 3; i < 5; i++)
+		rq_add(&t, &r[i], &b, 90000 + 8 * i, 8, false);
+	while ((out[n] = rq_next(&t, NULL)))
+		n++;
+	cr_assert_eq(n, 4, "the depth before any measurement");
+	cr_assert_eq(t.s.hold, CFQX_HOLD_DEPTH);
+
+	t.now += 100 * US;
+	rq_done(&t, out[0]);
+	cr_assert_eq(t.s.st.held_ns[CFQX_HOLD_DEPTH], 100 * US);
+	cr_assert_eq(t.s.hold, CFQX_HOLD_READY);
+	t.now += 30 * US;
+	cr_assert_not_null(rq_next(&t, NULL));
+	cr_assert_eq(t.s.st.held_ns[CFQX_HOLD_READY], 30 * US);
+	cr_assert_eq(t.s.hold, CFQX_HOLD_NOTHING, "nothing left queued");
+	t.now += 500 * US;
+	for (i = 1; i < n; i++)
+		rq_done(&t, out[i]);
+	cr_assert_eq(t.s.st.held_ns[CFQX_HOLD_ORDER] +
+		     t.s.st.held_ns[CFQX_HOLD_PACE] + t.s.st.held_idle_ns, 0);
+	cr_assert_eq(t.s.st.held_ns[CFQX_HOLD_DEPTH], 100 * US);
+	cr_assert_eq(t.s.st.held_ns[CFQX_HOLD_READY], 30 * US,
+		     "time with nothing queued counts nowhere");
+}
+
 Test(sched_depth, lone_group_gets_every_tag)
 {
 	static struct cfqx_sched_rq r[100];
