@@ -88,7 +88,9 @@ struct sim {
 	struct sim_proc *wait, **wait_tail;
 	sim_u64 wake_at, rerun_at;
 	sim_u64 wake_due;		/* wake_at as armed (before a freeze) */
-	sim_u64 freeze_at, thaw_at, freeze_rng;	/* --freeze: the next stop */
+	/* --freeze: each vCPU's next stop */
+	sim_u64 freeze_at[SIM_MAX_VCPUS], thaw_at[SIM_MAX_VCPUS];
+	sim_u64 freeze_rng[SIM_MAX_VCPUS];
 	struct sim_grp *groups;
 	int ngroups;
 	struct sim_proc *procs;
@@ -658,34 +660,52 @@ static sim_u64 about(sim_u64 *rng, sim_u64 mean)
 	return mean / 2 + sim_rand(rng) % (mean + 1);
 }
 
-/* The guest's next stand-still after the one that ends at s->thaw_at. */
-static void next_freeze(struct sim *s)
+/* vCPU @c's next stand-still after the one that ends at thaw_at[c]. */
+static void next_freeze(struct sim *s, unsigned c)
 {
-	s->freeze_at = s->thaw_at + about(&s->freeze_rng, s->o->freeze_run_ns);
-	s->thaw_at = s->freeze_at + about(&s->freeze_rng,
-					  s->o->freeze_stop_ns);
+	s->freeze_at[c] = s->thaw_at[c] +
+		about(&s->freeze_rng[c], s->o->freeze_run_ns);
+	s->thaw_at[c] = s->freeze_at[c] +
+		about(&s->freeze_rng[c], s->o->freeze_stop_ns);
+}
+
+/* The vCPU event @e runs on: a process's own events on its vCPU, the
+ * device's and the core's on vCPU 0. */
+static unsigned event_cpu(const struct sim *s, const struct ev *e)
+{
+	const struct sim_rq *rq = e->p;
+
+	if (s->o->freeze_cpus < 2 ||
+	    (e->type != EV_DONE && e->type != EV_READY))
+		return 0;
+	return (unsigned)(rq->p - s->procs) % s->o->freeze_cpus;
 }
 
 /*
- * --freeze: an event due while the guest stands still is put off to when
+ * --freeze: an event due while its vCPU stands still is put off to when
  * it runs again (in the order it was due: the heap pops by time and
  * sequence, and re-posting keeps that order).  True if @e was put off.
  */
 static bool frozen(struct sim *s, const struct ev *e)
 {
+	unsigned c, n = s->o->freeze_cpus ? s->o->freeze_cpus : 1;
+
 	if (!s->o->freeze_stop_ns)
 		return false;
-	while (e->t >= s->thaw_at) {
-		s->r->frozen_ns += s->thaw_at - s->freeze_at;
-		next_freeze(s);
-	}
-	if (e->t < s->freeze_at)
+	for (c = 0; c < n; c++)
+		while (e->t >= s->thaw_at[c]) {
+			s->r->frozen_ns += (s->thaw_at[c] -
+					    s->freeze_at[c]) / n;
+			next_freeze(s, c);
+		}
+	c = event_cpu(s, e);
+	if (e->t < s->freeze_at[c])
 		return false;
 	if (e->type == EV_WAKE && e->t == s->wake_at)
-		s->wake_at = s->thaw_at;
+		s->wake_at = s->thaw_at[c];
 	if (e->type == EV_RERUN && e->t == s->rerun_at)
-		s->rerun_at = s->thaw_at;
-	post(s, s->thaw_at, e->type, e->p);
+		s->rerun_at = s->thaw_at[c];
+	post(s, s->thaw_at[c], e->type, e->p);
 	return true;
 }
 
@@ -730,8 +750,12 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 	if (t)
 		post(&s, t, EV_DEVTIMER, NULL);
 	if (o->freeze_stop_ns) {
-		s.freeze_rng = o->seed ^ 0x5bd1e9955bd1e995ULL;
-		next_freeze(&s);
+		unsigned c;
+
+		for (c = 0; c < (o->freeze_cpus ? o->freeze_cpus : 1); c++) {
+			s.freeze_rng[c] = (o->seed + c) ^ 0x5bd1e9955bd1e995ULL;
+			next_freeze(&s, c);
+		}
 	}
 	for (i = 0; i < s.nprocs; i++)
 		proc_issue(&s, &s.procs[i]);

@@ -13,7 +13,7 @@ static void sim_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cfqx sim JOBFILE.fio [--device MODEL[,key=value...]] [--sched cfqx|fifo]\n"
-		"                [--policy KEY] [--seed N] [--freeze RUN/STOP] [--json]\n"
+		"                [--policy KEY] [--seed N] [--freeze RUN/STOP[/VCPUS]] [--json]\n"
 		"                [--FIELD N]...\n"
 		"  Simulate the fio job file's processes on a device model, deterministically\n"
 		"  (virtual clock, seeded randomness: same input, same output).  Per group\n"
@@ -25,31 +25,42 @@ static void sim_usage(FILE *f)
 		"  --policy   tgid (default) pgid uid gid cgroup\n"
 		"  --seed     default 1\n"
 		"  --freeze   a busy host: the guest runs about RUN, then stands still\n"
-		"             about STOP (e.g. 6ms/3ms; lengths drawn from the seed)\n"
+		"             about STOP (e.g. 6ms/3ms; lengths drawn from the seed);\n"
+		"             /VCPUS: that many vCPUs stand still each on its own\n"
 		"  --FIELD N  a cfqx policy field, as for cfqx policy (e.g. --quantum 8)\n"
 		"models:\n");
 	sim_dev_help(f);
 }
 
-/* "6ms/3ms": the freeze's mean run and stop times, each 1 us to 1 s. */
+/* "6ms/3ms[/2]": the freeze's mean run and stop times, each 1 us to 1 s,
+ * and the vCPUs that stand still on their own (1 to SIM_MAX_VCPUS). */
 static int parse_freeze(const char *v, struct sim_opts *o)
 {
-	char run[32];
+	char run[32], stop[32];
 	const char *slash = v ? strchr(v, '/') : NULL;
+	const char *cpus = slash ? strchr(slash + 1, '/') : NULL;
 	size_t n = slash ? (size_t)(slash - v) : 0;
+	size_t m = slash ? (cpus ? (size_t)(cpus - slash - 1) :
+			    strlen(slash + 1)) : 0;
 	sim_u64 r, st;
+	__u64 c = 1;
 
-	if (!slash || !n || n >= sizeof(run))
+	if (!slash || !n || n >= sizeof(run) || !m || m >= sizeof(stop))
 		return -1;
 	memcpy(run, v, n);
 	run[n] = 0;
+	memcpy(stop, slash + 1, m);
+	stop[m] = 0;
 	if (sim_parse_time(run, SIM_NS_PER_MS, &r) ||
-	    sim_parse_time(slash + 1, SIM_NS_PER_MS, &st) ||
+	    sim_parse_time(stop, SIM_NS_PER_MS, &st) ||
 	    r < SIM_NS_PER_US || st < SIM_NS_PER_US ||
 	    r > SIM_NS_PER_S || st > SIM_NS_PER_S)
 		return -1;
+	if (cpus && (cfqx_parse_u64(cpus + 1, SIM_MAX_VCPUS, &c) || !c))
+		return -1;
 	o->freeze_run_ns = r;
 	o->freeze_stop_ns = st;
+	o->freeze_cpus = (unsigned)c;
 	return 0;
 }
 
@@ -112,8 +123,8 @@ int cfqx_cmd_sim(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--freeze")) {
 			if (parse_freeze(v, &o)) {
-				cfqx_err("sim: bad --freeze '%s' (RUN/STOP, e.g. 6ms/3ms, each 1us to 1s)",
-					 v ? v : "");
+				cfqx_err("sim: bad --freeze '%s' (RUN/STOP[/VCPUS], e.g. 6ms/3ms/2, each time 1us to 1s, 1 to %d vCPUs)",
+					 v ? v : "", SIM_MAX_VCPUS);
 				return CFQX_EXIT_USAGE;
 			}
 			i++;

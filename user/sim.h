@@ -22,6 +22,7 @@ typedef uint64_t sim_u64;
 #define SIM_NS_PER_US	1000ULL
 #define SIM_NS_PER_MS	1000000ULL
 #define SIM_NS_PER_S	1000000000ULL
+#define SIM_MAX_VCPUS	8		/* --freeze RUN/STOP/VCPUS */
 #define SIM_SECTOR	512ULL
 
 /* ---- sim-job.c: fio job files -------------------------------------- */
@@ -200,9 +201,14 @@ struct sim_opts {
 	 * timers and null_blk alike, runs for about run_ns and then stands
 	 * still for about stop_ns (each drawn uniformly from half to one and
 	 * a half times the mean, from the seed); an event due while it stands
-	 * still happens when it runs again.  0: an idle host.
+	 * still happens when it runs again.  0: an idle host.  With
+	 * freeze_cpus > 1 each of that many vCPUs stands still on its own:
+	 * a process's issues and completions on vCPU (its index mod
+	 * freeze_cpus), the device's and the core's timers and queue runs
+	 * on vCPU 0.
 	 */
 	sim_u64 freeze_run_ns, freeze_stop_ns;
+	unsigned freeze_cpus;
 };
 
 struct sim_group_res {
@@ -228,7 +234,7 @@ struct sim_res {
 	sim_u64 stalls;		/* queued, device idle, no wake-up armed */
 	sim_u64 refused;	/* requests the device sent back */
 	sim_u64 max_blocked_ns;	/* longest admission/tag wait */
-	sim_u64 frozen_ns;	/* time the guest stood still (--freeze) */
+	sim_u64 frozen_ns;	/* time a vCPU stood still, on average (--freeze) */
 	/* cfqx only: what the core learned and decided (its counters) */
 	unsigned core_depth;
 	sim_u64 core_lat_min_ns;

@@ -70,6 +70,8 @@ expect_err "bad seed" 2 "bad --seed '-1'" sim "$dir/good.fio" --seed -1
 expect_err "freeze without a stop" 2 "bad --freeze '4ms'" sim "$dir/good.fio" --freeze 4ms
 expect_err "freeze of nothing" 2 "bad --freeze '4ms/0'" sim "$dir/good.fio" --freeze 4ms/0
 expect_err "freeze of an hour" 2 "bad --freeze '1h/1ms'" sim "$dir/good.fio" --freeze 1h/1ms
+expect_err "freeze of no vCPU" 2 "bad --freeze '4ms/4ms/0'" sim "$dir/good.fio" --freeze 4ms/4ms/0
+expect_err "freeze of too many vCPUs" 2 "bad --freeze '4ms/4ms/9'" sim "$dir/good.fio" --freeze 4ms/4ms/9
 expect_err "bad policy field" 2 "quantum" sim "$dir/good.fio" --quantum 0
 expect_err "unknown option" 2 "unknown option '--fast'" sim "$dir/good.fio" --fast
 expect_err "fairness: bad number" 2 "bad --got '1 x'" fairness --demand "1 2" --got "1 x"
@@ -103,6 +105,15 @@ if "$cfqx" sim "$dir/good.fio" --freeze 4ms/4ms --json > "$dir/a.json" &&
 	ok "sim --freeze: the guest stood still $(jq .frozen_s "$dir/a.json") of $(jq .duration_s "$dir/a.json") s, same bytes twice"
 else
 	fail "sim --freeze: $(head -c 300 "$dir/a.json")"
+fi
+# two vCPUs standing still each on its own: a different run, the same twice
+if "$cfqx" sim "$dir/good.fio" --freeze 4ms/4ms/2 --json > "$dir/c.json" &&
+   "$cfqx" sim "$dir/good.fio" --freeze 4ms/4ms/2 --json > "$dir/d.json" &&
+   cmp -s "$dir/c.json" "$dir/d.json" && ! cmp -s "$dir/a.json" "$dir/c.json" &&
+   jq -e '(.frozen_s > 0.25 * .duration_s) and (.frozen_s < 0.75 * .duration_s)' "$dir/c.json" > /dev/null; then
+	ok "sim --freeze 4ms/4ms/2: each vCPU stood still $(jq .frozen_s "$dir/c.json") of $(jq .duration_s "$dir/c.json") s, same bytes twice"
+else
+	fail "sim --freeze 4ms/4ms/2: $(head -c 300 "$dir/c.json")"
 fi
 if "$cfqx" sim "$dir/good.fio" --policy uid > "$dir/t.txt" && grep -q '^uid 1001 ' "$dir/t.txt" &&
    grep -q '^total .* maxmin_jain ' "$dir/t.txt"; then

@@ -221,8 +221,9 @@ struct pair {
 
 /* fifo and cfqx on @dev; the guest stands still as --freeze RUN/STOP
  * says (0/0: never). */
-static void eval_pair_frozen(const char *text, const char *dev, unsigned by,
-			     sim_u64 run_ns, sim_u64 stop_ns, struct pair *pr)
+static void eval_pair_cpus(const char *text, const char *dev, unsigned by,
+			   sim_u64 run_ns, sim_u64 stop_ns, unsigned cpus,
+			   struct pair *pr)
 {
 	struct sim_opts o;
 
@@ -231,11 +232,18 @@ static void eval_pair_frozen(const char *text, const char *dev, unsigned by,
 	opts(&o, &pr->jf, dev, SIM_SCHED_FIFO, by, 1);
 	o.freeze_run_ns = run_ns;
 	o.freeze_stop_ns = stop_ns;
+	o.freeze_cpus = cpus;
 	cr_assert_eq(sim_evaluate(&o, NULL, &pr->fifo, err, sizeof(err)), 0,
 		     "%s", err);
 	o.sched = SIM_SCHED_CFQX;
 	cr_assert_eq(sim_evaluate(&o, NULL, &pr->cfqx, err, sizeof(err)), 0,
 		     "%s", err);
+}
+
+static void eval_pair_frozen(const char *text, const char *dev, unsigned by,
+			     sim_u64 run_ns, sim_u64 stop_ns, struct pair *pr)
+{
+	eval_pair_cpus(text, dev, by, run_ns, stop_ns, 1, pr);
 }
 
 static void eval_pair(const char *text, const char *dev, unsigned by,
@@ -359,6 +367,33 @@ Test(simrun, the_pace_catches_up_on_a_guest_that_stood_still)
 		     (unsigned long long)pr.cfqx.run.frozen_ns,
 		     (unsigned long long)pr.cfqx.run.duration_ns);
 	cr_expect_gt(pr.cfqx.run.core_st.late_wakes, 0);
+	cr_expect_geq(pr.cfqx.total_bw, 0.95 * pr.fifo.total_bw, "%f of %f",
+		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	cr_expect_geq(pr.cfqx.f.maxmin_jain, 0.95, "%f",
+		      pr.cfqx.f.maxmin_jain);
+	cr_expect_geq(pr.cfqx.f.worst_share, 0.8, "%f",
+		      pr.cfqx.f.worst_share);
+	pair_free(&pr);
+}
+
+/* Each of two vCPUs standing still on its own (a process's issues and
+ * completions on its vCPU, the device's and the core's timers on vCPU 0)
+ * costs the core no more than the whole guest standing still. */
+Test(simrun, the_pace_holds_when_vcpus_stand_still_each_on_its_own)
+{
+	static const char text[] =
+		"[global]\ndirect=1\nbs=64k\nsize=4g\nruntime=3\ntime_based\n"
+		"ioengine=psync\nrw=randread\n"
+		"[greedy]\nioengine=libaio\niodepth=16\nuid=1001\n"
+		"[light2]\nuid=1002\n[light3]\nuid=1003\n[light4]\nuid=1004\n";
+	struct pair pr;
+
+	eval_pair_cpus(text, "nullb,bw=100M", CFQX_BY_UID, 4 * SIM_NS_PER_MS,
+		       4 * SIM_NS_PER_MS, 2, &pr);
+	cr_expect_gt(pr.cfqx.run.frozen_ns, pr.cfqx.run.duration_ns / 3,
+		     "frozen %llu of %llu ns",
+		     (unsigned long long)pr.cfqx.run.frozen_ns,
+		     (unsigned long long)pr.cfqx.run.duration_ns);
 	cr_expect_geq(pr.cfqx.total_bw, 0.95 * pr.fifo.total_bw, "%f of %f",
 		      pr.cfqx.total_bw, pr.fifo.total_bw);
 	cr_expect_geq(pr.cfqx.f.maxmin_jain, 0.95, "%f",
