@@ -18,6 +18,10 @@
  *         returns with nothing; every completion calls
  *         cfqx_sched_complete() and runs the queue.
  *
+ * A busy host: --freeze stands the guest (or each vCPU) still now and
+ * then, --cpu-delay puts off what runs asynchronously (kblockd's queue
+ * runs, completion handling, woken processes) by a CPU's wait.
+ *
  * Events at the same instant run in the order they were posted (a
  * sequence number breaks ties), all randomness comes from per-process
  * splitmix64 streams seeded from --seed and the process's index, so a run
@@ -91,6 +95,7 @@ struct sim {
 	/* --freeze: each vCPU's next stop */
 	sim_u64 freeze_at[SIM_MAX_VCPUS], thaw_at[SIM_MAX_VCPUS];
 	sim_u64 freeze_rng[SIM_MAX_VCPUS];
+	sim_u64 delay_rng;			/* --cpu-delay's lengths */
 	struct sim_grp *groups;
 	int ngroups;
 	struct sim_proc *procs;
@@ -147,6 +152,26 @@ static struct ev pop(struct sim *s)
 	return top;
 }
 
+static sim_u64 about(sim_u64 *rng, sim_u64 mean);
+
+/*
+ * --cpu-delay D: how long an asynchronous context (a kblockd queue run, a
+ * process woken by its completion) waits for a CPU; 0 without.  Three in
+ * four find one at once (about D/8); one in four waits about 7D/2 (its
+ * vCPU was taken away): D on average, and a recent minimum that says
+ * nothing of the mean, as on a busy host.
+ */
+static sim_u64 cpu_delay(struct sim *s)
+{
+	sim_u64 d = s->o->cpu_delay_ns;
+
+	if (!d)
+		return 0;
+	if (sim_rand(&s->delay_rng) % 4)
+		return about(&s->delay_rng, d / 8);
+	return about(&s->delay_rng, d * 7 / 2);
+}
+
 /* ---- device ----------------------------------------------------------- */
 
 /* queue_rq: 0 accepted (completion posted), 1 refused. */
@@ -163,7 +188,8 @@ static int dev_try(struct sim *s, struct sim_rq *rq)
 		s->r->refused++;
 		return 1;
 	}
-	post(s, done, EV_DONE, rq);
+	/* the completion's interrupt handling waits for a CPU too */
+	post(s, done + cpu_delay(s), EV_DONE, rq);
 	return 0;
 }
 
@@ -487,14 +513,19 @@ static void complete(struct sim *s, struct sim_rq *rq)
 	s->alloc--;
 	if (s->now <= s->end)
 		account(s, rq);
-	if (p->job->thinktime_ns) {
-		rq->t_ready = s->now + p->job->thinktime_ns;
+	if (p->job->thinktime_ns || s->o->cpu_delay_ns) {
+		/* the process runs again once woken (and its think time) */
+		rq->t_ready = s->now + cpu_delay(s) + p->job->thinktime_ns;
 		post(s, rq->t_ready, EV_READY, rq);
 	} else {
 		make_ready(p, rq, s->now);
 	}
 	wake_waiters(s);
-	run_queue(s);
+	/* blk-mq's restart runs the queue from kblockd */
+	if (s->o->cpu_delay_ns)
+		arm_rerun(s, s->now + cpu_delay(s));
+	else
+		run_queue(s);
 	proc_issue(s, p);
 }
 
@@ -749,6 +780,7 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 	t = sim_dev_first_timer(&s.dev);
 	if (t)
 		post(&s, t, EV_DEVTIMER, NULL);
+	s.delay_rng = o->seed ^ 0x9e3779b97f4a7c15ULL;
 	if (o->freeze_stop_ns) {
 		unsigned c;
 
@@ -795,7 +827,10 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 				s.wake_at = 0;
 				cfqx_sched_tick(&s.core, &s.o->policy, s.now,
 						s.wake_due);
-				run_queue(&s);
+				if (o->cpu_delay_ns)
+					arm_rerun(&s, s.now + cpu_delay(&s));
+				else
+					run_queue(&s);
 			}
 			break;
 		case EV_RERUN:

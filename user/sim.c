@@ -13,7 +13,7 @@ static void sim_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cfqx sim JOBFILE.fio [--device MODEL[,key=value...]] [--sched cfqx|fifo]\n"
-		"                [--policy KEY] [--seed N] [--freeze RUN/STOP[/VCPUS]] [--json]\n"
+		"                [--policy KEY] [--seed N] [--freeze RUN/STOP[/VCPUS]] [--cpu-delay D] [--json]\n"
 		"                [--FIELD N]...\n"
 		"  Simulate the fio job file's processes on a device model, deterministically\n"
 		"  (virtual clock, seeded randomness: same input, same output).  Per group\n"
@@ -27,6 +27,8 @@ static void sim_usage(FILE *f)
 		"  --freeze   a busy host: the guest runs about RUN, then stands still\n"
 		"             about STOP (e.g. 6ms/3ms; lengths drawn from the seed);\n"
 		"             /VCPUS: that many vCPUs stand still each on its own\n"
+		"  --cpu-delay a busy guest: kblockd's queue runs and processes woken\n"
+		"             by a completion wait about D for a CPU (e.g. 1ms)\n"
 		"  --FIELD N  a cfqx policy field, as for cfqx policy (e.g. --quantum 8)\n"
 		"models:\n");
 	sim_dev_help(f);
@@ -125,6 +127,14 @@ int cfqx_cmd_sim(int argc, char **argv)
 			if (parse_freeze(v, &o)) {
 				cfqx_err("sim: bad --freeze '%s' (RUN/STOP[/VCPUS], e.g. 6ms/3ms/2, each time 1us to 1s, 1 to %d vCPUs)",
 					 v ? v : "", SIM_MAX_VCPUS);
+				return CFQX_EXIT_USAGE;
+			}
+			i++;
+		} else if (!strcmp(a, "--cpu-delay")) {
+			if (sim_parse_time(v, SIM_NS_PER_MS, &o.cpu_delay_ns) ||
+			    o.cpu_delay_ns > SIM_NS_PER_S) {
+				cfqx_err("sim: bad --cpu-delay '%s' (a time, e.g. 1ms, 0 to 1s)",
+					 v ? v : "");
 				return CFQX_EXIT_USAGE;
 			}
 			i++;

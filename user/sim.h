@@ -209,6 +209,14 @@ struct sim_opts {
 	 */
 	sim_u64 freeze_run_ns, freeze_stop_ns;
 	unsigned freeze_cpus;
+	/*
+	 * A busy guest CPU (--cpu-delay D): what runs asynchronously waits
+	 * about D (uniform in [D/2, 3D/2], from the seed) for a CPU: the
+	 * queue run blk-mq's restart or the glue's timer hands to kblockd,
+	 * and a process woken by its completion.  Runs from a submitter's
+	 * own context (insert) are not delayed.  0: an idle guest.
+	 */
+	sim_u64 cpu_delay_ns;
 };
 
 struct sim_group_res {

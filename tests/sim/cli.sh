@@ -70,6 +70,8 @@ expect_err "bad seed" 2 "bad --seed '-1'" sim "$dir/good.fio" --seed -1
 expect_err "freeze without a stop" 2 "bad --freeze '4ms'" sim "$dir/good.fio" --freeze 4ms
 expect_err "freeze of nothing" 2 "bad --freeze '4ms/0'" sim "$dir/good.fio" --freeze 4ms/0
 expect_err "freeze of an hour" 2 "bad --freeze '1h/1ms'" sim "$dir/good.fio" --freeze 1h/1ms
+expect_err "cpu delay not a time" 2 "bad --cpu-delay 'fast'" sim "$dir/good.fio" --cpu-delay fast
+expect_err "cpu delay of an hour" 2 "bad --cpu-delay '1h'" sim "$dir/good.fio" --cpu-delay 1h
 expect_err "freeze of no vCPU" 2 "bad --freeze '4ms/4ms/0'" sim "$dir/good.fio" --freeze 4ms/4ms/0
 expect_err "freeze of too many vCPUs" 2 "bad --freeze '4ms/4ms/9'" sim "$dir/good.fio" --freeze 4ms/4ms/9
 expect_err "bad policy field" 2 "quantum" sim "$dir/good.fio" --quantum 0

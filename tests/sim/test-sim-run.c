@@ -403,6 +403,50 @@ Test(simrun, the_pace_holds_when_vcpus_stand_still_each_on_its_own)
 	pair_free(&pr);
 }
 
+/* --cpu-delay: a busy guest CPU puts off kblockd's queue runs, the
+ * completions' handling and the woken processes.  The same seed gives the
+ * same run; fifo, whose device always has the deep queue's work, loses
+ * nothing to it; and the delays are seen (later completions). */
+Test(simrun, a_busy_guest_cpu_is_deterministic_and_spares_a_deep_queue)
+{
+	static const char text[] =
+		"[global]\ndirect=1\nbs=64k\nsize=4g\nruntime=2\ntime_based\n"
+		"ioengine=psync\nrw=randread\n"
+		"[greedy]\nioengine=libaio\niodepth=16\nuid=1001\n"
+		"[light2]\nuid=1002\n[light3]\nuid=1003\n";
+	struct sim_jobfile jf;
+	struct sim_opts o;
+	struct sim_res idle, a, b;
+
+	cr_assert_eq(sim_jobfile_parse_text("t.fio", text, &jf, err,
+					    sizeof(err)), 0, "%s", err);
+	opts(&o, &jf, "nullb,bw=100M", SIM_SCHED_FIFO, CFQX_BY_UID, 3);
+	o.latencies = true;
+	cr_assert_eq(sim_run(&o, &idle, err, sizeof(err)), 0, "%s", err);
+	o.cpu_delay_ns = 2 * SIM_NS_PER_MS;
+	cr_assert_eq(sim_run(&o, &a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_run(&o, &b, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(a.events, b.events);
+	cr_expect_eq(a.g[1].bytes, b.g[1].bytes);
+	cr_expect_geq((a.g[0].bytes + a.g[1].bytes + a.g[2].bytes) * 100,
+		      (idle.g[0].bytes + idle.g[1].bytes + idle.g[2].bytes) * 95);
+	sim_res_free(&a);
+	sim_res_free(&b);
+	sim_res_free(&idle);
+	/* A reader alone waits for the CPU that handles its completion. */
+	o.only_group = 1;
+	o.cpu_delay_ns = 0;
+	cr_assert_eq(sim_run(&o, &idle, err, sizeof(err)), 0, "%s", err);
+	o.cpu_delay_ns = 2 * SIM_NS_PER_MS;
+	cr_assert_eq(sim_run(&o, &a, err, sizeof(err)), 0, "%s", err);
+	cr_expect_gt(a.g[1].lat_p50, idle.g[1].lat_p50, "%llu vs %llu ns",
+		     (unsigned long long)a.g[1].lat_p50,
+		     (unsigned long long)idle.g[1].lat_p50);
+	sim_res_free(&a);
+	sim_res_free(&idle);
+	sim_jobfile_free(&jf);
+}
+
 /* The same freeze, the same seed: the same run, event for event. */
 Test(simrun, a_frozen_run_is_deterministic)
 {
