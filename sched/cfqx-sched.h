@@ -102,6 +102,16 @@ struct cfqx_sched_device {
 	u8 rotational;			/* cost in device time, not bytes */
 };
 
+/* Why queued work is not on the device. */
+enum cfqx_sched_hold {
+	CFQX_HOLD_NOTHING = 0,	/* nothing is queued */
+	CFQX_HOLD_READY,	/* the core would dispatch: blk-mq did not ask */
+	CFQX_HOLD_ORDER,	/* every queued group is a round ahead of V */
+	CFQX_HOLD_DEPTH,	/* the contended depth (or the tags) is full */
+	CFQX_HOLD_PACE,		/* the pace */
+	CFQX_HOLD_CAUSES
+};
+
 struct cfqx_sched_stats {
 	u64 inserted;
 	u64 dispatched;
@@ -118,18 +128,10 @@ struct cfqx_sched_stats {
 	u64 merged_cross;		/* ... of another group (charged to it) */
 	/* Time work sat queued, by why (enum cfqx_sched_hold), and of the
 	 * time it was held, how much with nothing in flight. */
-	u64 held_ns[5];
+	u64 held_ns[CFQX_HOLD_CAUSES];
 	u64 held_idle_ns;
 };
 
-/* Why queued work is not on the device. */
-enum cfqx_sched_hold {
-	CFQX_HOLD_NOTHING = 0,	/* nothing is queued */
-	CFQX_HOLD_READY,	/* the core would dispatch: blk-mq did not ask */
-	CFQX_HOLD_ORDER,	/* every queued group is a round ahead of V */
-	CFQX_HOLD_DEPTH,	/* the contended depth (or the tags) is full */
-	CFQX_HOLD_PACE,		/* the pace */
-};
 
 /* One device's scheduler state. */
 struct cfqx_sched {
