@@ -152,7 +152,11 @@ static struct ev pop(struct sim *s)
 	return top;
 }
 
-static sim_u64 about(sim_u64 *rng, sim_u64 mean);
+/* A length about @mean: uniform in [mean / 2, 3 mean / 2]. */
+static sim_u64 about(sim_u64 *rng, sim_u64 mean)
+{
+	return mean / 2 + sim_rand(rng) % (mean + 1);
+}
 
 /*
  * --cpu-delay D: how long an asynchronous context (a kblockd queue run, a
@@ -170,6 +174,12 @@ static sim_u64 cpu_delay(struct sim *s)
 	if (sim_rand(&s->delay_rng) % 4)
 		return about(&s->delay_rng, d / 8);
 	return about(&s->delay_rng, d * 7 / 2);
+}
+
+/* The vCPUs --freeze stands still, each on its own. */
+static unsigned freeze_vcpus(const struct sim_opts *o)
+{
+	return o->freeze_cpus ? o->freeze_cpus : 1;
 }
 
 /* ---- device ----------------------------------------------------------- */
@@ -328,6 +338,16 @@ static void run_queue(struct sim *s)
 		s->stalled = true;
 		s->r->stalls++;
 	}
+}
+
+/* A queue run handed to kblockd (blk-mq's restart, the glue's timer):
+ * it waits for a CPU under --cpu-delay, else runs at once. */
+static void run_queue_async(struct sim *s)
+{
+	if (s->o->cpu_delay_ns)
+		arm_rerun(s, s->now + cpu_delay(s));
+	else
+		run_queue(s);
 }
 
 /* ---- processes ------------------------------------------------------- */
@@ -522,10 +542,7 @@ static void complete(struct sim *s, struct sim_rq *rq)
 	}
 	wake_waiters(s);
 	/* blk-mq's restart runs the queue from kblockd */
-	if (s->o->cpu_delay_ns)
-		arm_rerun(s, s->now + cpu_delay(s));
-	else
-		run_queue(s);
+	run_queue_async(s);
 	proc_issue(s, p);
 }
 
@@ -685,12 +702,6 @@ static sim_u64 pct(const sim_u64 *v, size_t n, unsigned p)
 	return n ? v[k ? k - 1 : 0] : 0;
 }
 
-/* A length about @mean: uniform in [mean / 2, 3 mean / 2]. */
-static sim_u64 about(sim_u64 *rng, sim_u64 mean)
-{
-	return mean / 2 + sim_rand(rng) % (mean + 1);
-}
-
 /* vCPU @c's next stand-still after the one that ends at thaw_at[c]. */
 static void next_freeze(struct sim *s, unsigned c)
 {
@@ -719,7 +730,7 @@ static unsigned event_cpu(const struct sim *s, const struct ev *e)
  */
 static bool frozen(struct sim *s, const struct ev *e)
 {
-	unsigned c, n = s->o->freeze_cpus ? s->o->freeze_cpus : 1;
+	unsigned c, n = freeze_vcpus(s->o);
 
 	if (!s->o->freeze_stop_ns)
 		return false;
@@ -784,7 +795,7 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 	if (o->freeze_stop_ns) {
 		unsigned c;
 
-		for (c = 0; c < (o->freeze_cpus ? o->freeze_cpus : 1); c++) {
+		for (c = 0; c < freeze_vcpus(o); c++) {
 			s.freeze_rng[c] = (o->seed + c) ^ 0x5bd1e9955bd1e995ULL;
 			next_freeze(&s, c);
 		}
@@ -827,10 +838,7 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 				s.wake_at = 0;
 				cfqx_sched_tick(&s.core, &s.o->policy, s.now,
 						s.wake_due);
-				if (o->cpu_delay_ns)
-					arm_rerun(&s, s.now + cpu_delay(&s));
-				else
-					run_queue(&s);
+				run_queue_async(&s);
 			}
 			break;
 		case EV_RERUN:

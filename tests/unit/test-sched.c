@@ -193,6 +193,24 @@ static void check_invariants(const struct cfqx_sched *s,
 /* ------------------------------------------------------------------ */
 /* Bookkeeping */
 
+/* Two groups, no anticipation: a queues three 8-sector sync reads, b two
+ * async writes far from them (r[0..2] a's, r[3..4] b's). */
+static void two_groups_queued(struct rig *t, struct cfqx_sched_group *a,
+			      struct cfqx_sched_group *b,
+			      struct cfqx_sched_rq r[5])
+{
+	int i;
+
+	rig_init(t, 64);
+	t->p.slice_idle = 0;
+	cfqx_sched_group_init(a);
+	cfqx_sched_group_init(b);
+	for (i = 0; i < 3; i++)
+		rq_add(t, &r[i], a, 1000 + 8 * (u64)i, 8, true);
+	for (i = 3; i < 5; i++)
+		rq_add(t, &r[i], b, 90000 + 8 * (u64)i, 8, false);
+}
+
 Test(sched_book, insert_dispatch_complete_back_to_zero)
 {
 	struct cfqx_sched_group a, b, *gs[] = { &a, &b };
@@ -200,14 +218,7 @@ Test(sched_book, insert_dispatch_complete_back_to_zero)
 	struct rig t;
 	int i, n = 0;
 
-	rig_init(&t, 64);
-	t.p.slice_idle = 0;
-	cfqx_sched_group_init(&a);
-	cfqx_sched_group_init(&b);
-	for (i = 0; i < 3; i++)
-		rq_add(&t, &r[i], &a, 1000 + 8 * i, 8, true);
-	for (i = 3; i < 5; i++)
-		rq_add(&t, &r[i], &b, 90000 + 8 * i, 8, false);
+	two_groups_queued(&t, &a, &b, r);
 	check_invariants(&t.s, gs, 2);
 	cr_assert_eq(t.s.nr_queued, 5);
 	cr_assert_eq(t.s.nr_busy, 2);
@@ -1242,14 +1253,7 @@ Test(sched_depth, waiting_time_is_counted_by_its_cause)
 	struct rig t;
 	int i, n = 0;
 
-	rig_init(&t, 64);
-	t.p.slice_idle = 0;
-	cfqx_sched_group_init(&a);
-	cfqx_sched_group_init(&b);
-	for (i = 0; i < 3; i++)
-		rq_add(&t, &r[i], &a, 1000 + 8 * i, 8, true);
-	for (i = 3; i < 5; i++)
-		rq_add(&t, &r[i], &b, 90000 + 8 * i, 8, false);
+	two_groups_queued(&t, &a, &b, r);
 	while ((out[n] = rq_next(&t, NULL)))
 		n++;
 	cr_assert_eq(n, 4, "the depth before any measurement");
