@@ -1234,12 +1234,8 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	start = max_u64(r->dispatch_ns, s->last_complete_ns);
 	took = now > start ? now - start : 0;
 	s->last_complete_ns = now;
-	/* The device sat on work for many latencies, and for longer than
-	 * the pace would catch up on: it throttles.  (A shorter gap is a
-	 * host that stood the guest still for a moment; pacing for it
-	 * would slow a device that does not throttle.) */
-	if (s->lat_min_ns && took > CFQX_STALL_LATS * s->lat_min_ns &&
-	    took > CFQX_PACE_CREDIT_NS) {
+	/* The device sat on work for many latencies: it throttles. */
+	if (s->lat_min_ns && took > CFQX_STALL_LATS * s->lat_min_ns) {
 		s->stalled_cur = 1;
 		s->win_stalled = 1;
 	}
