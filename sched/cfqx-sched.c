@@ -869,7 +869,9 @@ static void refresh(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now)
 	s->policy = p;
 	s->last_now = now;
 	s->hold_why = CFQX_HOLD_NOTHING;
-	if (s->nr_active)
+	/* With nothing queued there is nothing to choose (has_work() is
+	 * false): choose() runs again before any dispatch decision. */
+	if (s->nr_active && s->nr_queued)
 		g = choose(s, p, now);
 	can = s->nr_head ||
 		(s->nr_queued && s->in_flight < hard_cap(s, p) && g);
