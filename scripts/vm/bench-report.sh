@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Turns the lines tests/vm/bench.sh printed on the bench-sched console into
-# build/bench-sched.txt (tables), build/bench-sched.md (the same as
-# Markdown, for docs/benchmarks.md) and build/bench-sched.png (max-min Jain
-# and throughput per mix and scheduler):
+# Turns the lines tests/vm/bench.sh and bench-cost.sh printed on the
+# bench-sched consoles into build/bench-sched.txt (tables),
+# build/bench-sched.md (the same as Markdown, for docs/benchmarks.md) and
+# build/bench-sched.png (max-min Jain and throughput per mix and
+# scheduler):
 #   FAIR|mix|sched|bytes/s|maxmin|worst|jain|per-group MiB/s
 #   LAT|sched|p99_us|max_us
-#   IOPS|groups|sched|round|iops
-# Usage: bench-report.sh CONSOLE_LOG OUTDIR
+#   IOPS|groups|sched|round|iops   (instruction-timed guest)
+# Usage: bench-report.sh OUTDIR CONSOLE_LOG...
 set -euo pipefail
-log=$1
-out=$2
+out=$1
+shift
 data=$out/bench-sched
-tr -d '\r' < "$log" | grep -a -E '^(FAIR|LAT|IOPS)\|' > "$data.raw" ||
-	{ echo "bench-report: no bench lines in $log" >&2; exit 1; }
+cat "$@" | tr -d '\r' | grep -a -E '^(FAIR|LAT|IOPS)\|' > "$data.raw" ||
+	{ echo "bench-report: no bench lines in $*" >&2; exit 1; }
 grep '^FAIR|' "$data.raw" > "$data.fair" || true
 grep '^IOPS|' "$data.raw" > "$data.iops" || true
 {
@@ -25,14 +26,15 @@ grep '^IOPS|' "$data.raw" > "$data.iops" || true
 	printf '%-12s %8s %8s\n' scheduler p99 max
 	awk -F'|' '/^LAT/ {printf "%-12s %8s %8s\n", $2, $3, $4}' "$data.raw"
 	echo
-	echo "Per-request cost (null_blk without delay, 4 KiB randread, 32 in flight; medians of 3 rotated rounds):"
-	awk -F'|' '{v[$2","$3] = v[$2","$3] " " $5; r[$2","$4","$3] = $5; n[$2] = 1}
-		function med(s,  a, k, i, j, t) { k = split(s, a, " ");
-			for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-			return a[int((k + 1) / 2)] }
-		function rmed(g, x, y,  i, s) { s = ""; for (i = 1; i <= 3; i++) if (r[g","i","y]) s = s " " r[g","i","x] / r[g","i","y]; return med(s) }
-		END {printf "%-7s %12s %12s %12s %16s %10s\n", "groups", "mq-deadline", "bfq", "cfqx", "cfqx/mq-deadline", "cfqx/bfq";
-		for (g in n) printf "%-7s %12d %12d %12d %16.3f %10.3f\n", g, med(v[g",mq-deadline"]), med(v[g",bfq"]), med(v[g",cfqx"]), rmed(g, "cfqx", "mq-deadline"), rmed(g, "cfqx", "bfq")}' "$data.iops"
+	echo "Per-request cost (null_blk without delay, 4 KiB randread, 32 in flight; instruction-timed guest:"
+	echo "IOPS = 10^9 / instructions per I/O; mean of the rounds, spread = max / min - 1 over them):"
+	awk -F'|' '{k = $2 "," $3; sum[k] += $5; cnt[k]++; if (!(k in lo) || $5 < lo[k]) lo[k] = $5; if ($5 > hi[k]) hi[k] = $5; g[$2] = 1}
+		function m(k) { return cnt[k] ? sum[k] / cnt[k] : 0 }
+		function spread(k,  i, w) { w = 0; for (i in cnt) if (index(i, k ",") == 1 && hi[i] / lo[i] - 1 > w) w = hi[i] / lo[i] - 1; return w }
+		END {printf "%-7s %9s %12s %9s %9s %16s %9s %14s %8s\n", "groups", "none", "mq-deadline", "bfq", "cfqx", "cfqx/mq-deadline", "cfqx/bfq", "cfqx insns/IO", "spread";
+		for (x = 1; x <= 64; x++) if (x in g) printf "%-7s %9d %12d %9d %9d %16.3f %9.3f %14d %7.2f%%\n", x, m(x ",none"), m(x ",mq-deadline"), m(x ",bfq"), m(x ",cfqx"),
+			m(x ",mq-deadline") ? m(x ",cfqx") / m(x ",mq-deadline") : 0, m(x ",bfq") ? m(x ",cfqx") / m(x ",bfq") : 0,
+			m(x ",cfqx") ? 1e9 / m(x ",cfqx") : 0, 100 * spread(x)}' "$data.iops"
 } > "$data.txt"
 {
 	echo '| mix | scheduler | MiB/s | max-min Jain | worst x | Jain | vs none | per-group MiB/s |'

@@ -8,7 +8,11 @@
 # ("t10 t60") runs only those in-guest tests.  Boots of one build tree
 # take turns (build/vm/.qemu.lock): two TCG guests on a small host skew
 # each other's timing.
-# Usage: run.sh KERNEL INITRAMFS SUITE [TIMEOUT_S]   (suite: test | bench | demo)
+# The "cost" suite (make bench-sched's per-request cost) runs
+# instruction-timed: one vCPU and -icount shift=0, so the guest's clock
+# counts instructions (1 ns each) and host load cannot move its figures
+# (-icount stalls SeaBIOS with two vCPUs here).
+# Usage: run.sh KERNEL INITRAMFS SUITE [TIMEOUT_S]   (suite: test | bench | cost | demo)
 set -uo pipefail
 name=$1
 initrd=$2
@@ -32,6 +36,9 @@ done
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "vm: qemu-system-x86_64 missing (apt-get install qemu-system-x86)" >&2; exit 1; }
 
+cpus="-smp 2" timing=
+[ "$suite" = cost ] && cpus="-smp 1 -icount shift=0" timing=", instruction-timed"
+
 exec 9>"$root_dir/build/vm/.qemu.lock"
 flock 9
 # The guest's two vCPUs need the host's cores: TCG timing (the fairness
@@ -40,9 +47,9 @@ load=$(cut -d' ' -f1 /proc/loadavg)
 if awk -v l="$load" -v n="$(nproc)" 'BEGIN{exit !(l > n * 0.5)}'; then
 	echo "vm: warning: host load average $load on $(nproc) CPUs; TCG timing is skewed and the fairness figures suffer (run on an idle host)"
 fi
-echo "vm: booting $(basename "$kernel") (TCG), suite $suite${tests:+ ($tests)}, timeout ${timeout_s}s; console: ${log#$root_dir/}"
+echo "vm: booting $(basename "$kernel") (TCG$timing), suite $suite${tests:+ ($tests)}, timeout ${timeout_s}s; console: ${log#$root_dir/}"
 timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
-	-machine q35,accel=tcg -cpu max -smp 2 -m 2048 \
+	-machine q35,accel=tcg -cpu max $cpus -m 2048 \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=4 cfqx.suite=$suite${tests:+ cfqx.tests=$tests} ${CFQX_VM_APPEND:-}" \
 	-nographic -no-reboot -monitor none -serial stdio -net none \

@@ -49,8 +49,12 @@ vm-initramfs: $(addprefix vm-initramfs-,$(VM_KERNELS))
 
 # The VM tables, then the simulator matrix's summary (it says which
 # targets it misses; the bench reports, `make test` asserts).
+# Two guests: the fairness and latency suite, then the per-request cost
+# in an instruction-timed guest (tests/vm/bench-cost.sh).
 bench-sched: vm-initramfs-$(BENCH_KERNEL) $(SIM_MATRIX_BIN)
 	$(Q)$(ROOT)/scripts/vm/run.sh $(BENCH_KERNEL) $(call vm_initrd,$(BENCH_KERNEL)) bench $(BENCH_TIMEOUT) && \
-		$(ROOT)/scripts/vm/bench-report.sh $(VM_DIR)/$(BENCH_KERNEL)/console-bench.log $(BUILD)
+		$(ROOT)/scripts/vm/run.sh $(BENCH_KERNEL) $(call vm_initrd,$(BENCH_KERNEL)) cost $(BENCH_TIMEOUT) && \
+		$(ROOT)/scripts/vm/bench-report.sh $(BUILD) $(VM_DIR)/$(BENCH_KERNEL)/console-bench.log \
+			$(VM_DIR)/$(BENCH_KERNEL)/console-cost.log
 	$(Q)$(SIM_MATRIX_BIN) --out $(BUILD)/sim-matrix --plot $(BUILD)/sim-matrix.png || \
 		echo "bench-sched: the simulator matrix misses targets (above)"
