@@ -179,6 +179,31 @@ fair_mix() {
 			"$(for u in $got; do printf '%s ' $(mb $u); done)"
 		echo "FAIR|$mix|$s|$t|$1|$2|$3|$(for u in $got; do printf '%s ' $(mb $u); done)"
 	done
+	case " $scheds " in
+	*" cfqx "*) sim_vs_vm "$mix" "$job" "$(echo "$res" | tr ';' '\n' | sed -n 's/^cfqx://p')" \
+		"$(cat $NB_CFG/$dev/mbps)" ;;
+	esac
+}
+
+# sim_vs_vm MIX JOB "GOT" MBPS: what `cfqx sim` predicts for the same job
+# file on the nullb model of the device (nullb_throttled's, at MBPS MiB/s),
+# against what cfqx delivered
+# here (GOT: bytes/s per group in uid order): each group's fraction of the
+# total, and the largest gap (issue 9's target: 0.10).  Reported, not
+# asserted: the model has no guest CPU, which decides how fast a one-deep
+# reader under TCG comes back (docs/benchmarks.md).
+sim_vs_vm() {
+	local pred meas
+	pred=$(cfqx sim "$2" --device nullb,bw=${4}M,lat=200us,depth=64 \
+		--policy uid --sched cfqx --json | jq -r '[.groups[] | {k: .key, b: .kib_s}]
+		| sort_by(.k) | (map(.b) | add) as $t | map(.b / $t) | map(tostring) | join(" ")') ||
+		{ say "$1: cfqx sim failed"; return 1; }
+	meas=$(echo $3 | awk '{for (i = 1; i <= NF; i++) t += $i; for (i = 1; i <= NF; i++) printf "%s ", $i / t}')
+	echo "$pred|$meas" | awk -F'|' -v mix="$1" '{n = split($1, p, " "); split($2, m, " "); g = 0
+		for (i = 1; i <= n; i++) { d = p[i] - m[i]; if (d < 0) d = -d; if (d > g) g = d
+			ps = ps sprintf(" %.3f", p[i]); ms = ms sprintf(" %.3f", m[i]) }
+		printf "  %s: share of the total, cfqx sim:%s; cfqx here:%s; largest gap %.3f\n", mix, ps, ms, g
+		printf "PRED|%s|%.3f\n", mix, g }'
 }
 
 # run_fio NAME JOBFILE [FIO ARGS]: runs fio, JSON in $FIO_OUT/NAME.json; 0 if clean.
