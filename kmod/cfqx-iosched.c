@@ -119,14 +119,15 @@ static u64 cfqx_key_hash(u32 group_by, u32 flags, u64 id)
 	return id ^ ((u64)group_by << 56) ^ ((u64)flags << 48);
 }
 
+/* Under cd->lock, or under RCU for a look that takes no reference. */
 static struct cfqx_group *cfqx_group_find(struct cfqx_data *cd, u32 group_by,
 					  u32 flags, u64 id)
 {
 	struct cfqx_group *g;
 
-	lockdep_assert_held(&cd->lock);
-	hash_for_each_possible(cd->groups, g, hash_node,
-			       cfqx_key_hash(group_by, flags, id))
+	hash_for_each_possible_rcu(cd->groups, g, hash_node,
+				   cfqx_key_hash(group_by, flags, id),
+				   lockdep_is_held(&cd->lock))
 		if (g->id == id && g->group_by == group_by && g->flags == flags)
 			return g;
 	return NULL;
@@ -159,7 +160,7 @@ static struct cfqx_group *cfqx_group_get(struct cfqx_data *cd, u32 group_by,
 		g->group_by = group_by;
 		g->flags = flags;
 		g->id = id;
-		hash_add(cd->groups, &g->hash_node,
+		hash_add_rcu(cd->groups, &g->hash_node,
 			 cfqx_key_hash(group_by, flags, id));
 		cd->nr_groups++;
 		cd->st.groups_created++;
@@ -172,10 +173,10 @@ static void cfqx_group_free(struct cfqx_data *cd, struct cfqx_group *g)
 {
 	lockdep_assert_held(&cd->lock);
 	cfqx_sched_group_forget(&cd->sched, &g->sg);
-	hash_del(&g->hash_node);
+	hash_del_rcu(&g->hash_node);
 	cd->nr_groups--;
 	cd->st.groups_freed++;
-	kfree(g);
+	kfree_rcu(g, rcu);	/* limit_depth may still be looking at it */
 }
 
 static void cfqx_group_put(struct cfqx_data *cd, struct cfqx_group *g)
@@ -450,21 +451,35 @@ static bool cfqx_has_work(struct blk_mq_hw_ctx *hctx)
 /*
  * Admission, 2.6.10's may_queue: a group past its share of requests (per
  * direction) waits for tags in a shallow corner of the tag space instead
- * of taking them all.
+ * of taking them all.  Called for every allocation, so it takes no lock
+ * unless it throttles: the group is found under RCU (groups are freed
+ * after a grace period) and its counts, the busy groups and the policy in
+ * force are read as they are.  A count a moment old lets one request more
+ * or less through, as the next allocation corrects.
  */
 static void cfqx_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct cfqx_data *cd = data->q->elevator->elevator_data;
+	const struct cfqx_policy *p = &cd->live;
+	u32 group_by = data_race(READ_ONCE(p->group_by)), gflags;
 	struct cfqx_group *g;
 	unsigned long flags;
+	bool may = true;
+	u64 id;
 
+	rcu_read_lock();
+	cfqx_current_key(group_by, &gflags, &id);
+	g = cfqx_group_find(cd, group_by, gflags, id);
+	if (g)
+		may = data_race(cfqx_sched_may_queue(&cd->sched, &g->sg,
+						     op_is_write(opf), p,
+						     data->q->nr_requests));
+	rcu_read_unlock();
+	if (may)
+		return;
+	data->shallow_depth = 1;
 	spin_lock_irqsave(&cd->lock, flags);
-	g = cfqx_current_group(cd);
-	if (g && !cfqx_sched_may_queue(&cd->sched, &g->sg, op_is_write(opf),
-				       cfqx_policy(cd), data->q->nr_requests)) {
-		data->shallow_depth = 1;
-		cd->st.throttled++;
-	}
+	cd->st.throttled++;
 	spin_unlock_irqrestore(&cd->lock, flags);
 }
 

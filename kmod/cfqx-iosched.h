@@ -15,8 +15,11 @@
  * lockdep_assert_held().  Lock order: q->queue_lock -> ioc->lock ->
  * cfqx_data.lock (exit_icq is called with the first two held).  cfqx takes
  * no other lock while holding its own, except the hrtimer base (arming
- * the idle timer) and RCU (reading the map value).  The only lockless
- * reader is has_work (cfqx_sched_has_work() reads with READ_ONCE).
+ * the idle timer) and RCU (reading the map value).  The lockless
+ * readers are has_work (cfqx_sched_has_work() reads with READ_ONCE) and
+ * limit_depth (admission: it finds the group under RCU, as the hash is
+ * changed with the _rcu helpers and groups are freed with kfree_rcu, and
+ * reads its counts and the policy in force without the lock).
  * Nothing sleeps under the lock; allocations are GFP_NOWAIT with a
  * counted fallback (a request the core cannot hold goes out unscheduled).
  */
@@ -41,6 +44,7 @@
 struct cfqx_group {
 	struct cfqx_sched_group sg;
 	struct hlist_node hash_node;
+	struct rcu_head rcu;
 	u32 group_by;
 	u32 flags;			/* CFQX_GF_* */
 	u64 id;
