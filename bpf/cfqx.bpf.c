@@ -112,6 +112,10 @@ struct {
 const volatile __u32 group_mask = CFQX_MAX_GROUPS - 1;
 /* An idle group older than this is recycled before a free entry is used. */
 const volatile __u64 recycle_age_ns = 300 * CFQX_NSEC_PER_SEC;
+/* A creator record this old, its request neither issued nor completed
+ * where cfqx could see it, is retired by the reaper (`cfqx load
+ * --orphan-age`). */
+const volatile __u64 orphan_age_ns = CFQX_DEF_ORPHAN_AGE_S * CFQX_NSEC_PER_SEC;
 
 /*
  * Open-addressed by cfqx_group_hash() of the key (kept in the value):
@@ -228,9 +232,13 @@ struct bio_rec {
 
 #define CFQX_SLOTS		4096	/* direct-mapped records */
 
+/* A slot being written: published (its bio stored) only once its record
+ * is complete, since the reaper reads slots from other CPUs. */
+#define BIO_SLOT_CLAIMED	1
+
 /* One cache line each: a record moves between CPUs as one line. */
 struct bio_slot {
-	__u64 bio;		/* owner; 0 = free */
+	__u64 bio;		/* owner; 0 = free, BIO_SLOT_CLAIMED */
 	struct bio_rec rec;
 	__u64 pad[2];
 };
@@ -962,15 +970,21 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 
 	if (s) {
 		/* a slot held by another bio is never taken over */
-		if (__sync_val_compare_and_swap(&s->bio, 0, bio) == 0) {
+		if (__sync_val_compare_and_swap(&s->bio, 0,
+						BIO_SLOT_CLAIMED) == 0) {
 			s->rec = *rec;
+			__sync_val_compare_and_swap(&s->bio, BIO_SLOT_CLAIMED,
+						    bio);
 			return true;
 		}
-		if (s->bio == bio) {
-			/* only this CPU's program can hold this pointer now */
+		/* this pointer's old record, unless the reaper takes it */
+		if (__sync_val_compare_and_swap(&s->bio, bio,
+						BIO_SLOT_CLAIMED) == bio) {
 			retire(s->rec.gidx, s->rec.dslot, &s->rec.key, false,
 			       now);
 			s->rec = *rec;
+			__sync_val_compare_and_swap(&s->bio, BIO_SLOT_CLAIMED,
+						    bio);
 			return true;
 		}
 	}
@@ -989,7 +1003,8 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 	return false;
 }
 
-/* Find @bio's creator record and forget it. */
+/* Find @bio's creator record and forget it (false: none, or the reaper
+ * retired it first). */
 static __always_inline bool bio_take(__u64 bio, struct bio_rec *out)
 {
 	__u32 idx = ptr_slot(bio);
@@ -998,15 +1013,13 @@ static __always_inline bool bio_take(__u64 bio, struct bio_rec *out)
 
 	if (s && s->bio == bio) {
 		*out = s->rec;
-		__sync_val_compare_and_swap(&s->bio, bio, 0);
-		return true;
+		return __sync_val_compare_and_swap(&s->bio, bio, 0) == bio;
 	}
 	r = bpf_map_lookup_elem(&bios, &bio);
 	if (!r)
 		return false;
 	*out = *r;
-	bpf_map_delete_elem(&bios, &bio);
-	return true;
+	return bpf_map_delete_elem(&bios, &bio) == 0;
 }
 
 struct walk_ctx {
@@ -1288,7 +1301,11 @@ static __always_inline void charge_service(struct cfqx_group_stats *g,
  * (freed or not started again: the kernel sets it only after the
  * completion trace) at two walks in a row, with no sighting of it busy
  * between, is retired like any stale record.  Requeued records are left
- * alone (they wait idle by design).  The timer is armed by the first
+ * alone (they wait idle by design).  So is a creator record older than
+ * orphan_age_ns: its request was neither issued nor completed where
+ * cfqx could see it, and its bio may be gone, so age is all there is to
+ * go by (a request the age retired wrongly is counted lost, and when it
+ * is issued after all, untracked: never twice).  The timer is armed by the first
  * issue and cancelled when the maps' last user goes (cfqx unload).  A
  * kernel without bpf_timer (PREEMPT_RT) has no reaper: no_reaper says so.
  */
@@ -1367,12 +1384,47 @@ static long reap_hashed(struct bpf_map *map, __u64 *rq, struct rq_rec *rec,
 	return 0;
 }
 
+static long reap_bio_slot(__u64 i, void *arg)
+{
+	struct reap_walk *w = arg;
+	__u32 idx = i;
+	struct bio_slot *s = bpf_map_lookup_elem(&bioslots, &idx);
+	struct bio_rec copy;
+	__u64 bio;
+
+	if (!s)
+		return 1;
+	bio = s->bio;
+	if (bio <= BIO_SLOT_CLAIMED)
+		return 0;
+	copy = s->rec;
+	if (w->now < copy.submit_ns + orphan_age_ns)
+		return 0;
+	if (__sync_val_compare_and_swap(&s->bio, bio, 0) == bio)
+		retire(copy.gidx, copy.dslot, &copy.key, false, w->now);
+	return 0;
+}
+
+static long reap_bio_hashed(struct bpf_map *map, __u64 *bio,
+			    struct bio_rec *rec, struct reap_walk *w)
+{
+	struct bio_rec copy = *rec;
+
+	if (w->now < copy.submit_ns + orphan_age_ns)
+		return 0;
+	if (bpf_map_delete_elem(&bios, bio) == 0)
+		retire(copy.gidx, copy.dslot, &copy.key, false, w->now);
+	return 0;
+}
+
 static int reap(void *map, __u32 *key, struct reaper *r)
 {
 	struct reap_walk w = { .now = bpf_ktime_get_ns(), .walk = ++r->walks };
 
 	bpf_loop(CFQX_SLOTS, reap_slot, &w, 0);
 	bpf_for_each_map_elem(&inflight, reap_hashed, &w, 0);
+	bpf_loop(CFQX_SLOTS, reap_bio_slot, &w, 0);
+	bpf_for_each_map_elem(&bios, reap_bio_hashed, &w, 0);
 	bpf_timer_start(&r->timer, CFQX_REAP_PERIOD_NS, 0);
 	return 0;
 }

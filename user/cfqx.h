@@ -64,6 +64,9 @@ int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol);
 
 /* Memory the next cfqx_load() sizes its maps to (bytes; 0: defaults). */
 void cfqx_set_mem_budget(__u64 bytes);
+/* Age at which the next cfqx_load()'s reaper retires a creator record
+ * whose request was neither issued nor completed where cfqx saw it. */
+void cfqx_set_orphan_age(__u32 seconds);
 
 /* Load with defaults unless an instance is pinned already (0 then). */
 int cfqx_ensure_loaded(void);

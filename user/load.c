@@ -27,8 +27,10 @@ static void load_usage(FILE *f)
 		"  --elevator    also switch each --dev to the cfqx elevator (kernel module)\n"
 		"                and give it the policy map\n"
 		"  --mem-budget MIB  size the maps to at most MIB MiB (the groups table\n"
-		"                gets what the fixed maps leave; default: 8192 groups)\n",
-		CFQX_PIN_ROOT);
+		"                gets what the fixed maps leave; default: 8192 groups)\n"
+		"  --orphan-age S  retire a request that was neither issued nor completed\n"
+		"                where cfqx could see it after S seconds (1 .. %d; default %d)\n",
+		CFQX_PIN_ROOT, CFQX_ORPHAN_AGE_MAX_S, CFQX_DEF_ORPHAN_AGE_S);
 }
 
 static int read_file(const char *path, char *buf, size_t len)
@@ -108,13 +110,14 @@ int cfqx_cmd_load(int argc, char **argv)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "elevator", no_argument, NULL, 'e' },
 		{ "mem-budget", required_argument, NULL, 'm' },
+		{ "orphan-age", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char names[MAX_DEVS][32], err[256];
 	__u32 devs[MAX_DEVS];
 	int ndevs = 0, elevator = 0, i, c, key;
-	__u32 mib;
+	__u32 mib, age;
 
 	for (i = 1; i < argc; i++) {
 		/* policy field options first: --quantum 8 etc. */
@@ -133,7 +136,7 @@ int cfqx_cmd_load(int argc, char **argv)
 	}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:d:p:em:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:d:p:em:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (ndevs == MAX_DEVS) {
@@ -169,14 +172,26 @@ int cfqx_cmd_load(int argc, char **argv)
 			}
 			cfqx_set_mem_budget((__u64)mib << 20);
 			break;
+		case 'o':
+			if (cfqx_parse_u32(optarg, CFQX_ORPHAN_AGE_MAX_S, &age) ||
+			    !age) {
+				cfqx_err("bad --orphan-age %s (seconds, 1 .. %d)",
+					 optarg, CFQX_ORPHAN_AGE_MAX_S);
+				return CFQX_EXIT_USAGE;
+			}
+			cfqx_set_orphan_age(age);
+			break;
 		case 'h':
 			load_usage(stdout);
 			return 0;
 		case ':':	/* an option without its value */
 			if (optopt == 'd')
 				cfqx_err("load: --dev needs a device (loop0, /dev/loop0 or 7:0)");
-			else
+			else if (optopt == 'p')
 				cfqx_err("load: --policy needs a key (tgid pgid uid gid cgroup)");
+			else
+				cfqx_err("load: %s needs a value (cfqx load --help)",
+					 argv[optind - 1]);
 			return CFQX_EXIT_USAGE;
 		default:
 			cfqx_err("load: bad option '%s' (cfqx load --help)",

@@ -99,6 +99,13 @@ void cfqx_set_mem_budget(__u64 bytes)
 	mem_budget = bytes;
 }
 
+static __u32 orphan_age_s = CFQX_DEF_ORPHAN_AGE_S;
+
+void cfqx_set_orphan_age(__u32 seconds)
+{
+	orphan_age_s = seconds;
+}
+
 static __u64 map_bytes(const struct bpf_map *m)
 {
 	return (__u64)bpf_map__max_entries(m) *
@@ -188,6 +195,7 @@ int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol)
 	skel->rodata->nr_filter_devs = ndevs;
 	for (i = 0; i < ndevs; i++)
 		skel->rodata->filter_devs[i] = devs[i];
+	skel->rodata->orphan_age_ns = (__u64)orphan_age_s * 1000000000ULL;
 	if (size_maps(skel)) {
 		cfqx_bpf__destroy(skel);
 		return -1;

@@ -92,6 +92,11 @@ struct cfqx_policy {
 #define CFQX_DEF_MAX_DEPTH		1024	/* = the device's tags */
 #define CFQX_DEF_SLICE_IDLE		8000	/* CFQ v3's 8 ms */
 #define CFQX_DEF_EVENT_RATE		10
+/* Creator records of requests neither issued nor completed where cfqx
+ * could see them are retired at this age, s (`cfqx load --orphan-age`,
+ * 1 to CFQX_ORPHAN_AGE_MAX_S). */
+#define CFQX_DEF_ORPHAN_AGE_S		60
+#define CFQX_ORPHAN_AGE_MAX_S		3600
 
 #define CFQX_POLICY_DEFAULT {						\
 	.group_by = CFQX_BY_TGID,					\

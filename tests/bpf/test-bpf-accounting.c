@@ -17,7 +17,8 @@
  *   - loaded by `bpftool prog loadall ... autoattach pinmaps`, the same
  *     workload gives the same totals and cfqx reads/unloads it;
  *   - requests that end with no completion event are retired by the
- *     reaper (made certain by removing the completion program's link);
+ *     reaper (made certain by removing the completion program's link),
+ *     and so are requests seen only at creation, by age (--orphan-age);
  *   - bad command lines: non-zero exit, one stderr line, nothing pinned.
  * Everything it creates (loop device, tmpfs, cgroups, processes, pins) is
  * removed on exit, also on failure or SIGINT/SIGTERM.
@@ -25,7 +26,7 @@
  * usage: test-bpf-accounting [--cfqx PATH] [--bpf-obj PATH] [--bpftool PATH]
  *                [--no-bpftool | --require-bpftool] [--dir DIR] [--size-mb N]
  *                [--only bad-input|policy|live-switch|budget|scheduler|
- *                        writeback|sync|reap|soak|elevator|bpftool]
+ *                        writeback|sync|reap|orphan|soak|elevator|bpftool]
  * Defaults: $CFQX_BIN, else cfqx next to this binary, else in $PATH;
  * $CFQX_BPF_OBJ, else build/cfqx.bpf.o; bpftool from $PATH, its phase
  * skipped (said so) when there is none unless --require-bpftool.
@@ -1747,6 +1748,63 @@ static void phase_reap(void)
 }
 
 /*
+ * Orphans: requests whose creation cfqx saw and nothing after (neither
+ * issue nor completion: both events missed).  Made certain: after a round
+ * with every program attached (it arms the reaper), the issue and
+ * completion programs' links are removed.  Loaded with --orphan-age 2,
+ * the reaper must retire each creator record of the second round: the
+ * group idle, the first round completed, every request of the second
+ * counted lost and in stale_retired.
+ */
+static void phase_orphan(void)
+{
+	const char *what = "orphan";
+	struct jnode *root, *dev, *g = NULL;
+	unsigned long long first, rqs, lost = 0, done = 0, stale;
+	const char *progs[] = { "cfqx_rq_issue", "cfqx_rq_complete" };
+	char path[256];
+	size_t i;
+
+	if (CFQX("load", "--dev", loopdev, "--policy", "tgid",
+		 "--orphan-age", "2"))
+		die("%s: cfqx load --orphan-age 2 failed: %s", what, rr.err);
+	we_loaded = 1;
+	start_worker(0);
+	round_all(1);
+	first = workers[0].wrqs + workers[0].rrqs;
+	free_stats(wait_idle(what, &dev));
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/progs/%s", PIN_ROOT, progs[i]);
+		if (unlink(path))
+			die("%s: unlink %s: %s", what, path, strerror(errno));
+	}
+	round_all(1);
+	rqs = workers[0].wrqs + workers[0].rrqs - first;
+	if (kernel_is_rt()) {
+		kill_workers();
+		unload();
+		printf("skip: orphan phase (PREEMPT_RT refuses bpf_timer: no reaper)\n");
+		return;
+	}
+	root = wait_idle(what, &dev);
+	if (dev)
+		g = find_group(dev, "tgid", workers[0].pid);
+	if (g) {
+		lost = jnum(g, "lost");
+		done = jnum(g, "write_rqs") + jnum(g, "read_rqs");
+	}
+	stale = jnum(jget(root, "counters"), "stale_retired");
+	check(g && lost == rqs && done == first && stale == rqs,
+	      "%s: %llu requests neither issued nor completed as seen, after %llu seen whole: group %s, lost %llu, completed %llu, stale_retired %llu",
+	      what, rqs, first, g ? "found" : "missing", lost, done, stale);
+	free_stats(root);
+	kill_workers();
+	unload();
+	printf("ok: orphan: %llu requests seen only at creation: all retired at --orphan-age 2, group idle\n",
+	       rqs);
+}
+
+/*
  * soak_procs() processes, each its own tgid group doing one write, with
  * the maps sized to an 8 MiB budget (a few hundred groups, with their
  * per-CPU counters): idle groups are recycled into the device's retired
@@ -1990,6 +2048,10 @@ static void phase_bad_input(void)
 	    "--policy", "bogus");
 	BAD(0, 0, "bad quantum", "load", "--dev", loopdev, "--quantum", "0");
 	BAD(0, 0, "not a number", "load", "--dev", loopdev, "--quantum", "4x");
+	BAD(0, 0, "orphan age 0", "load", "--dev", loopdev, "--orphan-age", "0");
+	BAD(0, 0, "orphan age missing", "load", "--dev", loopdev, "--orphan-age");
+	BAD(0, 0, "memory budget missing", "load", "--dev", loopdev,
+	    "--mem-budget");
 	BAD(0, 0, "unload when not loaded", "unload");
 	BAD(0, 0, "policy when not loaded", "policy", "uid");
 	BAD(0, 0, "stats when not loaded", "stats", "--json");
@@ -2163,6 +2225,8 @@ int main(int argc, char **argv)
 		phase_sync();
 	if (!only || !strcmp(only, "reap"))
 		phase_reap();
+	if (!only || !strcmp(only, "orphan"))
+		phase_orphan();
 	if (!only || !strcmp(only, "soak"))
 		phase_soak();
 	if (!only || !strcmp(only, "elevator"))
