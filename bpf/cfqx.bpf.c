@@ -1301,13 +1301,14 @@ static __always_inline void charge_service(struct cfqx_group_stats *g,
  * (freed or not started again: the kernel sets it only after the
  * completion trace) at two walks in a row, with no sighting of it busy
  * between, is retired like any stale record.  Requeued records are left
- * alone (they wait idle by design).  So is a creator record older than
- * orphan_age_ns: its request was neither issued nor completed where
- * cfqx could see it, and its bio may be gone, so age is all there is to
- * go by (a request the age retired wrongly is counted lost, and when it
- * is issued after all, untracked: never twice).  The timer is armed by the first
- * issue and cancelled when the maps' last user goes (cfqx unload).  A
- * kernel without bpf_timer (PREEMPT_RT) has no reaper: no_reaper says so.
+ * alone (they wait idle by design).  The walk also retires a creator
+ * record older than orphan_age_ns: its request was neither issued nor
+ * completed where cfqx could see it, and its bio may be gone, so age is
+ * all there is to go by (a request the age retired wrongly is counted
+ * lost, and when it is issued after all, untracked: never twice).  The
+ * timer is armed by the first issue and cancelled when the maps' last
+ * user goes (cfqx unload).  A kernel without bpf_timer (PREEMPT_RT) has
+ * no reaper: no_reaper says so.
  */
 #define CFQX_REAP_PERIOD_NS	CFQX_NSEC_PER_SEC
 

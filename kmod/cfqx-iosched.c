@@ -161,7 +161,7 @@ static struct cfqx_group *cfqx_group_get(struct cfqx_data *cd, u32 group_by,
 		g->flags = flags;
 		g->id = id;
 		hash_add_rcu(cd->groups, &g->hash_node,
-			 cfqx_key_hash(group_by, flags, id));
+			     cfqx_key_hash(group_by, flags, id));
 		cd->nr_groups++;
 		cd->st.groups_created++;
 	}
