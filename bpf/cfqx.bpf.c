@@ -965,7 +965,7 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 {
 	__u32 idx = ptr_slot(bio);
 	struct bio_slot *s = bpf_map_lookup_elem(&bioslots, &idx);
-	struct bio_rec *old;
+	struct bio_rec *old, stale;
 	long err;
 
 	if (s) {
@@ -992,12 +992,18 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 	if (!err)
 		return true;
 	if (err == -EEXIST_ERRNO) {
+		/* this pointer's old record: whoever deletes it (this, or
+		 * the reaper) retires it, then the key is free */
 		old = bpf_map_lookup_elem(&bios, &bio);
 		if (old) {
-			retire(old->gidx, old->dslot, &old->key, false, now);
-			*old = *rec;
-			return true;
+			stale = *old;
+			if (!bpf_map_delete_elem(&bios, &bio))
+				retire(stale.gidx, stale.dslot, &stale.key,
+				       false, now);
 		}
+		err = bpf_map_update_elem(&bios, &bio, rec, BPF_NOEXIST);
+		if (!err)
+			return true;
 	}
 	stat_inc(CFQX_STAT_BIOS_FULL);
 	return false;

@@ -7,12 +7,13 @@
 #   FAIR|mix|sched|bytes/s|maxmin|worst|jain|per-group MiB/s
 #   LAT|sched|p99_us|max_us
 #   IOPS|groups|sched|round|iops   (instruction-timed guest)
+#   BPF|mode|round|iops|bpf_ns_per_io   (the same guest)
 # Usage: bench-report.sh OUTDIR CONSOLE_LOG...
 set -euo pipefail
 out=$1
 shift
 data=$out/bench-sched
-cat "$@" | tr -d '\r' | grep -a -E '^(FAIR|LAT|IOPS)\|' > "$data.raw" ||
+cat "$@" | tr -d '\r' | grep -a -E '^(FAIR|LAT|IOPS|BPF)\|' > "$data.raw" ||
 	{ echo "bench-report: no bench lines in $*" >&2; exit 1; }
 grep '^FAIR|' "$data.raw" > "$data.fair" || true
 grep '^IOPS|' "$data.raw" > "$data.iops" || true
@@ -35,6 +36,14 @@ grep '^IOPS|' "$data.raw" > "$data.iops" || true
 		for (x = 1; x <= 64; x++) if (x in g) printf "%-7s %9d %12d %9d %9d %16.3f %9.3f %14d %7.2f%%\n", x, m(x ",none"), m(x ",mq-deadline"), m(x ",bfq"), m(x ",cfqx"),
 			m(x ",mq-deadline") ? m(x ",cfqx") / m(x ",mq-deadline") : 0, m(x ",bfq") ? m(x ",cfqx") / m(x ",bfq") : 0,
 			m(x ",cfqx") ? 1e9 / m(x ",cfqx") : 0, 100 * spread(x)}' "$data.iops"
+	echo
+	echo "BPF accounting cost (same guest and device, scheduler none; instructions per I/O, mean of the rounds):"
+	awk -F'|' '$1 == "BPF" {sum[$2] += $4; bpf[$2] += $5; cnt[$2]++}
+		function per(k) { return cnt[k] && sum[k] ? 1e9 / (sum[k] / cnt[k]) : 0 }
+		END {printf "%-11s %9s %12s %10s %14s\n", "mode", "IOPS", "insns/IO", "over none", "BPF insns/IO";
+		n = split("none cfqx biolatency", M, " ");
+		for (i = 1; i <= n; i++) if (cnt[M[i]]) printf "%-11s %9d %12d %10d %14d\n", M[i], sum[M[i]] / cnt[M[i]],
+			per(M[i]), per(M[i]) - per("none"), bpf[M[i]] / cnt[M[i]]}' "$data.raw"
 } > "$data.txt"
 {
 	echo '| mix | scheduler | MiB/s | max-min Jain | worst x | Jain | vs none | per-group MiB/s |'

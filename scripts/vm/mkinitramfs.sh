@@ -4,7 +4,8 @@
 # cfqx.ko (build/kmod/<release>/cfqx.ko), the modules the tests need from
 # its /lib/modules/<release> (null_blk + configfs, loop, kyber, bfq; 6.12
 # ships them as .ko.xz, so they are decompressed for busybox insmod), fio,
-# jq and bpftool with their shared libraries, the test helpers and, when
+# jq, bpftool and libbpf-tools' biolatency with their shared libraries,
+# the test helpers and, when
 # other parts built them, the cfqx command, its BPF object and
 # test-bpf-accounting.  Usage: mkinitramfs.sh KERNEL OUT.cpio
 set -euo pipefail
@@ -40,6 +41,8 @@ copy_exe() {
 copy_exe "$(command -v fio)" /bin/fio
 copy_exe "$(command -v jq)" /bin/jq
 copy_exe /usr/local/sbin/bpftool /bin/bpftool
+# make bench-sched's cost guest compares cfqx with libbpf-tools' biolatency.
+[ -x /usr/sbin/biolatency ] && copy_exe /usr/sbin/biolatency /bin/biolatency
 [ -d /lib64 ] && [ ! -e "$rootfs/lib64" ] && mkdir -p "$rootfs/lib64"
 
 # Kernel modules, decompressed, in dependency order; each one's own

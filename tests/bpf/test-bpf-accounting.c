@@ -1760,7 +1760,7 @@ static void phase_orphan(void)
 {
 	const char *what = "orphan";
 	struct jnode *root, *dev, *g = NULL;
-	unsigned long long first, rqs, lost = 0, done = 0, stale;
+	unsigned long long first, rqs, lost = 0, done = 0, stale, full0, full;
 	const char *progs[] = { "cfqx_rq_issue", "cfqx_rq_complete" };
 	char path[256];
 	size_t i;
@@ -1772,7 +1772,9 @@ static void phase_orphan(void)
 	start_worker(0);
 	round_all(1);
 	first = workers[0].wrqs + workers[0].rrqs;
-	free_stats(wait_idle(what, &dev));
+	root = wait_idle(what, &dev);
+	full0 = jnum(jget(root, "counters"), "bios_full");
+	free_stats(root);
 	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/progs/%s", PIN_ROOT, progs[i]);
 		if (unlink(path))
@@ -1794,14 +1796,18 @@ static void phase_orphan(void)
 		done = jnum(g, "write_rqs") + jnum(g, "read_rqs");
 	}
 	stale = jnum(jget(root, "counters"), "stale_retired");
-	check(g && lost == rqs && done == first && stale == rqs,
-	      "%s: %llu requests neither issued nor completed as seen, after %llu seen whole: group %s, lost %llu, completed %llu, stale_retired %llu",
-	      what, rqs, first, g ? "found" : "missing", lost, done, stale);
+	full = jnum(jget(root, "counters"), "bios_full") - full0;
+	/* Every request is retired, or was never pending: its record could
+	 * not be stored (bios_full; seen 1-2 of 25 on 6.1 under TCG). */
+	check(g && lost + full == rqs && done == first && stale == lost,
+	      "%s: %llu requests neither issued nor completed as seen, after %llu seen whole: group %s, lost %llu + not stored %llu, completed %llu, stale_retired %llu",
+	      what, rqs, first, g ? "found" : "missing", lost, full, done,
+	      stale);
 	free_stats(root);
 	kill_workers();
 	unload();
-	printf("ok: orphan: %llu requests seen only at creation: all retired at --orphan-age 2, group idle\n",
-	       rqs);
+	printf("ok: orphan: %llu requests seen only at creation: %llu retired at --orphan-age 2, %llu not stored (bios_full), group idle\n",
+	       rqs, lost, full);
 }
 
 /*

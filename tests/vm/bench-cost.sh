@@ -7,8 +7,10 @@
 # and from one run to the next.  What it does not see: cache misses,
 # lock contention between CPUs.  4 KiB random reads, 32 in flight in all,
 # 1 group or 8 (one uid each), two rounds in opposite orders (the second
-# shows the figure repeats).  Prints, for scripts/vm/bench-report.sh:
+# shows the figure repeats); then the BPF accounting's cost (below).
+# Prints, for scripts/vm/bench-report.sh:
 #   IOPS|groups|sched|round|iops
+#   BPF|mode|round|iops|bpf_ns_per_io
 . /tests/lib.sh
 load_modules || exit 10
 insmod /lib/modules/cfqx.ko || exit 11
@@ -29,7 +31,57 @@ for n in 1 8; do
 		done
 	done
 done
+
+# The BPF accounting's cost on the same device under none: no tracing,
+# cfqx's accounting (cfqx load), libbpf-tools' biolatency.  With
+# kernel.bpf_stats_enabled, run_time_ns counts the programs' instructions
+# here as well.  Prints BPF|mode|round|iops|bpf_ns_per_io.
 set_sched $dev none
+echo 1 > /proc/sys/kernel/bpf_stats_enabled
+printf '[bpf]\nfilename=/dev/%s\ndirect=1\nrw=randread\nbs=4k\nsize=4g\nruntime=%s\ntime_based=1\nioengine=libaio\niodepth=32\n' \
+	$dev $RT > /tmp/bpf.fio
+prog_ids() { bpftool prog show --json | jq -r '.[].id' | sort -n; }
+new_progs() { prog_ids > /tmp/ids.now; comm -13 /tmp/ids.before /tmp/ids.now; }
+prog_ns() {
+	local sum=0 id
+	for id in "$@"; do
+		sum=$((sum + $(bpftool prog show id $id --json | jq '.run_time_ns // 0')))
+	done
+	echo $sum
+}
+ios() { awk '{ print $1 + $5 }' /sys/block/$dev/stat; }
+tool=""
+bpf_mode() { # MODE ROUND
+	local ids ns0 ns1 io0 io1 i
+	prog_ids > /tmp/ids.before
+	case $1 in
+	cfqx) cfqx load --dev $dev >/dev/null || return 1 ;;
+	biolatency)
+		biolatency 1000 1 >/dev/null 2>&1 & tool=$!
+		i=0
+		while [ "$(new_progs | wc -l)" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+		;;
+	esac
+	ids=$(new_progs)
+	ns0=$(prog_ns $ids); io0=$(ios)
+	run_fio bpf /tmp/bpf.fio || return 1
+	ns1=$(prog_ns $ids); io1=$(ios)
+	case $1 in
+	cfqx) cfqx unload >/dev/null ;;
+	biolatency) kill -INT $tool; wait $tool ;;
+	esac
+	echo "BPF|$1|$2|$(jq '.jobs[0].read.iops | floor' $FIO_OUT/bpf.json)|$(( (ns1 - ns0) / (io1 - io0 > 0 ? io1 - io0 : 1) ))"
+}
+bio=biolatency
+command -v biolatency >/dev/null ||
+	{ bio=; echo "bench-cost: no biolatency in the guest: its mode skipped"; }
+for r in 1 2; do
+	case $r in 1) order="none cfqx $bio" ;; 2) order="$bio cfqx none" ;; esac
+	for m in $order; do
+		bpf_mode $m $r || echo "bench-cost: BPF mode $m failed"
+	done
+done
+echo 0 > /proc/sys/kernel/bpf_stats_enabled
 nullb_destroy nbiops
 rmmod cfqx
 echo "BENCH-DONE"
