@@ -41,7 +41,10 @@ echo 1 > /proc/sys/kernel/bpf_stats_enabled
 printf '[bpf]\nfilename=/dev/%s\ndirect=1\nrw=randread\nbs=4k\nsize=4g\nruntime=%s\ntime_based=1\nioengine=libaio\niodepth=32\n' \
 	$dev $RT > /tmp/bpf.fio
 prog_ids() { bpftool prog show --json | jq -r '.[].id' | sort -n; }
-new_progs() { prog_ids > /tmp/ids.now; comm -13 /tmp/ids.before /tmp/ids.now; }
+new_progs() { # busybox has no comm
+	prog_ids > /tmp/ids.now
+	if [ -s /tmp/ids.before ]; then grep -vxFf /tmp/ids.before /tmp/ids.now; else cat /tmp/ids.now; fi
+}
 prog_ns() {
 	local sum=0 id
 	for id in "$@"; do
