@@ -1697,6 +1697,23 @@ static int soak_forker(int fd, int idx, int n)
 }
 
 /*
+ * Wait until worker 0's tgid group is idle; its lost and completed
+ * requests (0 when the group is missing, which the caller checks).
+ */
+static struct jnode *worker0_idle(const char *what, struct jnode **g,
+				  unsigned long long *lost,
+				  unsigned long long *done)
+{
+	struct jnode *root, *dev;
+
+	root = wait_idle(what, &dev);
+	*g = dev ? find_group(dev, "tgid", workers[0].pid) : NULL;
+	*lost = *g ? jnum(*g, "lost") : 0;
+	*done = *g ? jnum(*g, "write_rqs") + jnum(*g, "read_rqs") : 0;
+	return root;
+}
+
+/*
  * The reaper: requests the kernel finishes without a completion event
  * cfqx sees (a few in 100000 on 6.18).  Made certain, not hoped for: the
  * completion program's link is removed (its pin) after the load, so every
@@ -1707,8 +1724,8 @@ static int soak_forker(int fd, int idx, int n)
 static void phase_reap(void)
 {
 	const char *what = "reap";
-	struct jnode *root, *dev, *g = NULL;
-	unsigned long long rqs, lost = 0, done = 0, stale;
+	struct jnode *root, *g;
+	unsigned long long rqs, lost, done, stale;
 	char path[256];
 
 	load("tgid");
@@ -1729,13 +1746,7 @@ static void phase_reap(void)
 		printf("skip: reap phase (PREEMPT_RT refuses bpf_timer: no reaper, no_reaper 1)\n");
 		return;
 	}
-	root = wait_idle(what, &dev);
-	if (dev)
-		g = find_group(dev, "tgid", workers[0].pid);
-	if (g) {
-		lost = jnum(g, "lost");
-		done = jnum(g, "write_rqs") + jnum(g, "read_rqs");
-	}
+	root = worker0_idle(what, &g, &lost, &done);
 	stale = jnum(jget(root, "counters"), "stale_retired");
 	check(g && lost == rqs && done == 0 && stale == rqs,
 	      "%s: %llu requests ended unseen: group %s, lost %llu, completed %llu, stale_retired %llu",
@@ -1754,13 +1765,13 @@ static void phase_reap(void)
  * completion programs' links are removed.  Loaded with --orphan-age 2,
  * the reaper must retire each creator record of the second round: the
  * group idle, the first round completed, every request of the second
- * counted lost and in stale_retired.
+ * counted lost (and in stale_retired) or never stored (bios_full).
  */
 static void phase_orphan(void)
 {
 	const char *what = "orphan";
-	struct jnode *root, *dev, *g = NULL;
-	unsigned long long first, rqs, lost = 0, done = 0, stale, full0, full;
+	struct jnode *root, *dev, *g;
+	unsigned long long first, rqs, lost, done, stale, full0, full;
 	const char *progs[] = { "cfqx_rq_issue", "cfqx_rq_complete" };
 	char path[256];
 	size_t i;
@@ -1788,13 +1799,7 @@ static void phase_orphan(void)
 		printf("skip: orphan phase (PREEMPT_RT refuses bpf_timer: no reaper)\n");
 		return;
 	}
-	root = wait_idle(what, &dev);
-	if (dev)
-		g = find_group(dev, "tgid", workers[0].pid);
-	if (g) {
-		lost = jnum(g, "lost");
-		done = jnum(g, "write_rqs") + jnum(g, "read_rqs");
-	}
+	root = worker0_idle(what, &g, &lost, &done);
 	stale = jnum(jget(root, "counters"), "stale_retired");
 	full = jnum(jget(root, "counters"), "bios_full") - full0;
 	/* Every request is retired, or was never pending: its record could
