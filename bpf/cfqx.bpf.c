@@ -302,20 +302,35 @@ __u32 seen_group_by;
 struct cfqx_ratelimit policy_rl;	/* policy events have no group */
 
 /*
- * Which program is running: each has its own per-CPU scratch word, as a
+ * Which program is running: each has its own per-CPU scratch, as a
  * completion in an interrupt may nest on top of an issue on one CPU (the
- * kernel never nests a program on itself).
+ * kernel never nests a program on itself).  A program looks its scratch
+ * up once per run and hands it down.
  */
 enum prog_slot {
-	P_COMPLETE, P_REQUEUE, P_RQ_MERGE, P_ISSUE, P_GETRQ, P_NR,
+	P_COMPLETE, P_REQUEUE, P_RQ_MERGE, P_ISSUE, P_GETRQ, P_BIO_MERGE, P_NR,
+};
+
+typedef struct cfqx_policy policy_words __attribute__((aligned(8)));
+
+struct prog_scratch {
+	__u64 word;		/* ptr_num()'s */
+	policy_words pol;	/* the policy value this program last
+				 * found valid on this CPU (pol_ok) */
+	__u32 pol_ok;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, P_NR);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct prog_scratch);
 } scratch SEC(".maps");
+
+static __always_inline struct prog_scratch *scratch_of(__u32 who)
+{
+	return bpf_map_lookup_elem(&scratch, &who);
+}
 
 /* @v into *@p if larger, against concurrent writers (max only grows). */
 static __always_inline void atomic_max(__u64 *p, __u64 v)
@@ -329,6 +344,19 @@ static __always_inline void atomic_max(__u64 *p, __u64 v)
 			return;
 		cur = old;
 	}
+}
+
+/* Word by word: a policy is 6 words (CFQX_POLICY_SIZE). */
+static __always_inline bool policy_words_same(const policy_words *a,
+					      const policy_words *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	int i;
+
+	for (i = 0; i < CFQX_POLICY_SIZE / 8; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
 }
 
 static __always_inline bool policy_same(const struct cfqx_policy *a,
@@ -349,9 +377,12 @@ static __always_inline bool policy_same(const struct cfqx_policy *a,
 /*
  * The live policy into *@out: the map value copied once and checked as
  * copied (a concurrent `bpftool map update` cannot slip in between), else
- * the last good one (whole, under its lock), else the defaults.
+ * the last good one (whole, under its lock), else the defaults.  A copy
+ * equal to the one this program last found valid on this CPU (@ps, when
+ * given) is taken as it is: the common case costs a copy and a compare.
  */
-static __always_inline void read_policy(struct cfqx_policy *out)
+static __always_inline void read_policy(struct prog_scratch *ps,
+					policy_words *out)
 {
 	struct cfqx_policy def = CFQX_POLICY_DEFAULT;
 	struct good_policy *gp;
@@ -360,12 +391,14 @@ static __always_inline void read_policy(struct cfqx_policy *out)
 	bool same;
 
 	p = bpf_map_lookup_elem(&policy, &zero);
-	gp = bpf_map_lookup_elem(&goodpol, &zero);
 	if (!p) {
 		*out = def;
 		return;
 	}
-	*out = *p;
+	*out = *(policy_words *)p;
+	if (ps && ps->pol_ok && policy_words_same(&ps->pol, out))
+		return;
+	gp = bpf_map_lookup_elem(&goodpol, &zero);
 	if (cfqx_policy_is_zero(out)) {
 		*out = def;
 		return;
@@ -380,6 +413,10 @@ static __always_inline void read_policy(struct cfqx_policy *out)
 			bpf_spin_unlock(&gp->lock);
 		}
 		return;
+	}
+	if (ps) {
+		ps->pol = *out;
+		ps->pol_ok = 1;
 	}
 	if (!gp)
 		return;
@@ -706,21 +743,28 @@ find_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 }
 
 /*
- * Emit one event, rate limited per (device, group, kind) by @rl, the
- * group's limiter for this kind (updates race benignly between CPUs).
+ * May an event go out now?  Rate limited per (device, group, kind) by
+ * @rl, the group's limiter for this kind (updates race benignly between
+ * CPUs); a refusal is counted.
  */
-static __always_inline void emit(__u32 kind, struct cfqx_group_key *key,
-				 struct cfqx_ratelimit *rl,
-				 __u64 value, __u64 value2, __u32 rate,
-				 const char *comm, __u64 now)
+static __always_inline bool may_emit(struct cfqx_ratelimit *rl, __u64 now,
+				     __u32 rate)
+{
+	if (cfqx_ratelimit_allow(rl, now, rate))
+		return true;
+	stat_inc(CFQX_STAT_RATELIMITED);
+	return false;
+}
+
+/* Send one event that may_emit() let through. */
+static __always_inline void send_event(__u32 kind, struct cfqx_group_key *key,
+				       struct cfqx_ratelimit *rl,
+				       __u64 value, __u64 value2,
+				       const char *comm, __u64 now)
 {
 	struct cfqx_event *e;
 	__u64 suppressed;
 
-	if (!cfqx_ratelimit_allow(rl, now, rate)) {
-		stat_inc(CFQX_STAT_RATELIMITED);
-		return;
-	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		rl->suppressed++;	/* reported with the next one */
@@ -737,6 +781,16 @@ static __always_inline void emit(__u32 kind, struct cfqx_group_key *key,
 		__builtin_memset(e->comm, 0, sizeof(e->comm));
 	bpf_ringbuf_submit(e, 0);
 	stat_inc(CFQX_STAT_EVENTS);
+}
+
+/* One event, if its rate limit lets it through. */
+static __always_inline void emit(__u32 kind, struct cfqx_group_key *key,
+				 struct cfqx_ratelimit *rl,
+				 __u64 value, __u64 value2, __u32 rate,
+				 const char *comm, __u64 now)
+{
+	if (may_emit(rl, now, rate))
+		send_event(kind, key, rl, value, value2, comm, now);
 }
 
 /* A policy switch is noticed by the first classification under it. */
@@ -794,15 +848,16 @@ static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
 
 /*
  * The verifier forbids arithmetic on pointers; a pointer stored in a map
- * value (allowed for privileged programs) reads back as a number.  @who
- * is the running program's own scratch word.
+ * value (allowed for privileged programs) reads back as a number.  @ps
+ * is the running program's own scratch.
  */
-static __always_inline __u64 ptr_num(const void *p, __u32 who)
+static __always_inline __u64 ptr_num(struct prog_scratch *ps, const void *p)
 {
-	volatile __u64 *w = bpf_map_lookup_elem(&scratch, &who);
+	volatile __u64 *w;
 
-	if (!w)
+	if (!ps)
 		return 0;
+	w = &ps->word;
 	*w = (__u64)p;
 	return *w;
 }
@@ -827,20 +882,12 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 					struct cfqx_dev_stats *d, __u64 now)
 {
 	struct group_lock *l = lock_at(gidx);
-	bool edge = false, have_comm = false;
+	bool edge = false, named = true, send;
 	__u64 share;
 	char comm[16] = {};
 
-	/*
-	 * The submitter that wakes the group up (getrq runs in its
-	 * context): its name is taken only when the group looks idle.
-	 */
 	if (!l)
 		return false;
-	if (!*(volatile __u64 *)&l->pending) {
-		bpf_get_current_comm(comm, sizeof(comm));
-		have_comm = true;
-	}
 	bpf_spin_lock(&l->lock);
 	if (g->slot_hash != h) {
 		bpf_spin_unlock(&l->lock);
@@ -858,24 +905,30 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 			g->period_share_base = share;
 			g->busy_issued = 0;
 		}
-		if (have_comm)
-			__builtin_memcpy(g->comm, comm, sizeof(comm));
+		named = g->comm[0];
 	}
 	bpf_spin_unlock(&l->lock);
-	if (edge && !have_comm) {
-		/* it went idle after the peek: the name now, under the lock */
+	if (!edge)
+		return true;
+	if (d)
+		__sync_fetch_and_add(&d->busy_groups, 1);
+	/*
+	 * The group's name is the submitter that woke it up (getrq runs
+	 * in its context), taken for a busy event that goes out or a group
+	 * without a name yet: a busy edge per request (a one-deep reader)
+	 * then costs no helper call.
+	 */
+	send = may_emit(&g->rl[CFQX_EV_BUSY], now, pol->event_rate);
+	if (send || !named) {
 		bpf_get_current_comm(comm, sizeof(comm));
 		bpf_spin_lock(&l->lock);
 		if (g->slot_hash == h)
 			__builtin_memcpy(g->comm, comm, sizeof(comm));
 		bpf_spin_unlock(&l->lock);
 	}
-	if (edge) {
-		if (d)
-			__sync_fetch_and_add(&d->busy_groups, 1);
-		emit(CFQX_EV_BUSY, key, &g->rl[CFQX_EV_BUSY], 0, 0,
-		     pol->event_rate, comm, now);
-	}
+	if (send)
+		send_event(CFQX_EV_BUSY, key, &g->rl[CFQX_EV_BUSY], 0, 0,
+			   comm, now);
 	return true;
 }
 
@@ -885,11 +938,12 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
  */
 static __always_inline void group_leave(struct cfqx_group_stats *g,
 					__u32 gidx, __u32 dslot,
-					struct cfqx_group_key *key, __u64 now)
+					struct cfqx_group_key *key, __u64 now,
+					struct prog_scratch *ps)
 {
 	struct cfqx_dev_stats *d = dev_at(dslot);
 	struct group_lock *l = lock_at(gidx);
-	struct cfqx_policy pol;
+	policy_words pol;
 	__u64 share;
 	bool edge = false;
 	char comm[16];
@@ -911,7 +965,7 @@ static __always_inline void group_leave(struct cfqx_group_stats *g,
 		return;
 	if (d)
 		__sync_fetch_and_add(&d->busy_groups, -1);
-	read_policy(&pol);
+	read_policy(ps, &pol);
 	emit(CFQX_EV_IDLE, key, &g->rl[CFQX_EV_IDLE], 0, 0, pol.event_rate,
 	     comm, now);
 }
@@ -938,7 +992,8 @@ static __always_inline void count_merge(struct cfqx_group_stats *g,
  */
 static __always_inline void retire(__u32 gidx, __u32 dslot,
 				   struct cfqx_group_key *key,
-				   bool was_issued, __u64 now)
+				   bool was_issued, __u64 now,
+				   struct prog_scratch *ps)
 {
 	struct cfqx_group_stats *g = group_at(gidx);
 	struct cfqx_group_counts *c = counts_at(gidx);
@@ -949,7 +1004,7 @@ static __always_inline void retire(__u32 gidx, __u32 dslot,
 	if (!was_issued)
 		CADD(c, issued, 1);
 	CADD(c, lost, 1);
-	group_leave(g, gidx, dslot, key, now);
+	group_leave(g, gidx, dslot, key, now, ps);
 }
 
 /* ---- creator (bio) records ------------------------------------------ */
@@ -961,7 +1016,7 @@ static __always_inline void retire(__u32 gidx, __u32 dslot,
  * reused): it is retired, never silently overwritten.
  */
 static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
-				      __u64 now)
+				      __u64 now, struct prog_scratch *ps)
 {
 	__u32 idx = ptr_slot(bio);
 	struct bio_slot *s = bpf_map_lookup_elem(&bioslots, &idx);
@@ -981,7 +1036,7 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 		if (__sync_val_compare_and_swap(&s->bio, bio,
 						BIO_SLOT_CLAIMED) == bio) {
 			retire(s->rec.gidx, s->rec.dslot, &s->rec.key, false,
-			       now);
+			       now, ps);
 			s->rec = *rec;
 			__sync_val_compare_and_swap(&s->bio, BIO_SLOT_CLAIMED,
 						    bio);
@@ -999,7 +1054,7 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 			stale = *old;
 			if (!bpf_map_delete_elem(&bios, &bio))
 				retire(stale.gidx, stale.dslot, &stale.key,
-				       false, now);
+				       false, now, ps);
 		}
 		err = bpf_map_update_elem(&bios, &bio, rec, BPF_NOEXIST);
 		if (!err)
@@ -1060,7 +1115,7 @@ static long walk_step(__u64 i, void *arg)
  * bpf_loop; a list longer than that is counted (deep_walk).
  */
 static __always_inline bool find_creator(struct bio *bio, struct bio_rec *out,
-					 __u32 who)
+					 struct prog_scratch *ps)
 {
 	struct walk_ctx c = { .out = out };
 	int i;
@@ -1068,13 +1123,13 @@ static __always_inline bool find_creator(struct bio *bio, struct bio_rec *out,
 	for (i = 0; i < CFQX_BIO_WALK_INLINE; i++) {
 		if (!bio)
 			return false;
-		if (bio_take(ptr_num(bio, who), out))
+		if (bio_take(ptr_num(ps, bio), out))
 			return true;
 		bio = bio->bi_next;
 	}
 	if (!bio)
 		return false;
-	c.bio = ptr_num(bio, who);
+	c.bio = ptr_num(ps, bio);
 	c.next_off = bpf_core_field_offset(struct bio, bi_next);
 	bpf_loop(CFQX_BIO_WALK_MAX, walk_step, &c, 0);
 	if (c.found)
@@ -1138,7 +1193,8 @@ static __always_inline bool rq_forget(__u64 rq)
  * @rq starts again without a completion we saw: retire the old record
  * (unless the reaper just did).
  */
-static __always_inline void drop_stale(__u64 rkey, __u64 now)
+static __always_inline void drop_stale(__u64 rkey, __u64 now,
+				       struct prog_scratch *ps)
 {
 	struct rq_rec *old = rq_find(rkey);
 	struct rq_rec copy;
@@ -1147,7 +1203,7 @@ static __always_inline void drop_stale(__u64 rkey, __u64 now)
 		return;
 	copy = *old;
 	if (rq_forget(rkey))
-		retire(copy.gidx, copy.dslot, &copy.key, true, now);
+		retire(copy.gidx, copy.dslot, &copy.key, true, now, ps);
 }
 
 /*
@@ -1157,7 +1213,7 @@ static __always_inline void drop_stale(__u64 rkey, __u64 now)
 static __always_inline bool adopt(struct request *rq, __u64 rkey,
 				  struct bio_rec *owner,
 				  struct cfqx_group_stats *g, __u64 now,
-				  struct rq_rec *fresh)
+				  struct rq_rec *fresh, struct prog_scratch *ps)
 {
 	int ret;
 
@@ -1171,12 +1227,13 @@ static __always_inline bool adopt(struct request *rq, __u64 rkey,
 	fresh->idle_seen = 0;
 	ret = rq_store(rkey, fresh);
 	if (ret > 0) {
-		drop_stale(rkey, now);
+		drop_stale(rkey, now, ps);
 		ret = rq_store(rkey, fresh);
 	}
 	if (ret) {
 		stat_inc(CFQX_STAT_INFLIGHT_FULL);
-		group_leave(g, owner->gidx, owner->dslot, &fresh->key, now);
+		group_leave(g, owner->gidx, owner->dslot, &fresh->key, now,
+			    ps);
 		return false;
 	}
 	return true;
@@ -1374,7 +1431,7 @@ static long reap_slot(__u64 i, void *arg)
 		return 0;
 	copy = s->rec;
 	if (__sync_val_compare_and_swap(&s->rq, rq, 0) == rq)
-		retire(copy.gidx, copy.dslot, &copy.key, true, w->now);
+		retire(copy.gidx, copy.dslot, &copy.key, true, w->now, NULL);
 	return 0;
 }
 
@@ -1387,7 +1444,7 @@ static long reap_hashed(struct bpf_map *map, __u64 *rq, struct rq_rec *rec,
 		return 0;
 	copy = *rec;
 	if (bpf_map_delete_elem(&inflight, rq) == 0)
-		retire(copy.gidx, copy.dslot, &copy.key, true, w->now);
+		retire(copy.gidx, copy.dslot, &copy.key, true, w->now, NULL);
 	return 0;
 }
 
@@ -1408,7 +1465,7 @@ static long reap_bio_slot(__u64 i, void *arg)
 	if (w->now < copy.submit_ns + orphan_age_ns)
 		return 0;
 	if (__sync_val_compare_and_swap(&s->bio, bio, 0) == bio)
-		retire(copy.gidx, copy.dslot, &copy.key, false, w->now);
+		retire(copy.gidx, copy.dslot, &copy.key, false, w->now, NULL);
 	return 0;
 }
 
@@ -1420,7 +1477,7 @@ static long reap_bio_hashed(struct bpf_map *map, __u64 *bio,
 	if (w->now < copy.submit_ns + orphan_age_ns)
 		return 0;
 	if (bpf_map_delete_elem(&bios, bio) == 0)
-		retire(copy.gidx, copy.dslot, &copy.key, false, w->now);
+		retire(copy.gidx, copy.dslot, &copy.key, false, w->now, NULL);
 	return 0;
 }
 
@@ -1473,7 +1530,8 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
-	__u64 rkey = ptr_num(rq, P_COMPLETE), now = 0, service, lat;
+	struct prog_scratch *ps = scratch_of(P_COMPLETE);
+	__u64 rkey = ptr_num(ps, rq), now = 0, service, lat;
 	__u64 flush_data = (__u64)&mq_flush_data_end_io;
 	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
@@ -1490,7 +1548,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	 */
 	last = nr_bytes >= rq->__data_len;
 	if (last && flush_data &&
-	    ptr_num(rq->end_io, P_COMPLETE) == flush_data)
+	    ptr_num(ps, rq->end_io) == flush_data)
 		last = false;
 	dir = rq->cmd_flags & 1;	/* op_is_write() */
 	found = rq_find(rkey);
@@ -1504,11 +1562,12 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 		if (!dev_wanted(dev))
 			return 0;
 		/* never issued (empty flush, error before dispatch) */
-		if (find_creator(rq->bio, &owner, P_COMPLETE)) {
+		if (find_creator(rq->bio, &owner, ps)) {
 			g = group_at(owner.gidx);
 			c = counts_at(owner.gidx);
 			now = bpf_ktime_get_ns();
-			if (g && c && adopt(rq, rkey, &owner, g, now, &rec)) {
+			if (g && c &&
+			    adopt(rq, rkey, &owner, g, now, &rec, ps)) {
 				CADD(c, issued, 1);
 				found = &rec;
 			}
@@ -1555,7 +1614,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	lat = now - rec.submit_ns;
 	atomic_max(&g->max_lat_ns, lat);	/* stores only a new maximum */
 	charge_service(g, service, now);
-	group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
+	group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
 	return 0;
 }
 
@@ -1563,7 +1622,7 @@ SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(cfqx_rq_requeue, struct request *rq)
 {
 	struct cfqx_group_counts *c;
-	struct rq_rec *rec = rq_find(ptr_num(rq, P_REQUEUE));
+	struct rq_rec *rec = rq_find(ptr_num(scratch_of(P_REQUEUE), rq));
 
 	if (!rec || rec->state != RQ_ISSUED)
 		return 0;	/* not issued yet: its creator bio is known */
@@ -1582,7 +1641,8 @@ int BPF_PROG(cfqx_rq_requeue, struct request *rq)
 SEC("tp_btf/block_rq_merge")
 int BPF_PROG(cfqx_rq_merge, struct request *next)
 {
-	__u64 rkey = ptr_num(next, P_RQ_MERGE), now = bpf_ktime_get_ns();
+	struct prog_scratch *ps = scratch_of(P_RQ_MERGE);
+	__u64 rkey = ptr_num(ps, next), now = bpf_ktime_get_ns();
 	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
 	struct rq_rec *found;
@@ -1601,17 +1661,18 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 			if (copy.state == RQ_ISSUED)
 				CADD(c, lost, 1);
 			__sync_fetch_and_add(&g->merges, 1);
-			group_leave(g, copy.gidx, copy.dslot, &copy.key, now);
+			group_leave(g, copy.gidx, copy.dslot, &copy.key, now,
+				    ps);
 		}
 		return 0;
 	}
-	if (!find_creator(next->bio, &rec, P_RQ_MERGE))
+	if (!find_creator(next->bio, &rec, ps))
 		return 0;
 	g = group_at(rec.gidx);
 	if (!g)
 		return 0;
 	__sync_fetch_and_add(&g->merges, 1);
-	group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
+	group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
 	return 0;
 }
 
@@ -1638,20 +1699,22 @@ static __always_inline int reissue(__u64 rkey)
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(cfqx_rq_issue, struct request *rq)
 {
+	struct prog_scratch *ps;
 	__u64 rkey, now;
 	struct rq_rec fresh = {};
 	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
-	struct cfqx_policy pol;
+	policy_words pol;
 	struct bio_rec owner;
 
 	if (!rq->bio)
 		return 0;	/* no data: flush or passthrough */
 	if (!dev_wanted(rq_dev(rq)))
 		return 0;
-	rkey = ptr_num(rq, P_ISSUE);
+	ps = scratch_of(P_ISSUE);
+	rkey = ptr_num(ps, rq);
 	/* the owner is the bio that created the request (getrq) */
-	if (!find_creator(rq->bio, &owner, P_ISSUE))
+	if (!find_creator(rq->bio, &owner, ps))
 		return reissue(rkey);
 
 	now = bpf_ktime_get_ns();
@@ -1659,10 +1722,10 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 	c = counts_at(owner.gidx);
 	if (!g || !c)
 		return 0;
-	if (!adopt(rq, rkey, &owner, g, now, &fresh))
+	if (!adopt(rq, rkey, &owner, g, now, &fresh, ps))
 		return 0;
 	reaper_arm();
-	read_policy(&pol);
+	read_policy(ps, &pol);
 	charge_issue(rq, &fresh, g, c, &pol, owner.sync, now);
 	return 0;
 }
@@ -1671,12 +1734,12 @@ static __always_inline int bio_merged(struct bio *bio)
 {
 	struct cfqx_group_stats *g, *r = NULL;
 	struct cfqx_group_key key;
-	struct cfqx_policy pol;
+	policy_words pol;
 	__u32 dev, idx, dslot, ridx = 0;
 
 	if (!bio_wanted(bio, &dev))
 		return 0;
-	read_policy(&pol);
+	read_policy(scratch_of(P_BIO_MERGE), &pol);
 	classify(&pol, dev, &key);
 	if (get_dev_at(dev, &dslot))
 		r = retired_at(dev, dslot, &ridx);
@@ -1703,8 +1766,9 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 {
 	struct cfqx_group_stats *g, *r = NULL;
 	struct cfqx_dev_stats *d;
+	struct prog_scratch *ps;
 	struct bio_rec rec = {};
-	struct cfqx_policy pol;
+	policy_words pol;
 	__u32 dev, dslot = 0, ridx = 0;
 	bool recycled = false;
 	__u64 now, h;
@@ -1713,7 +1777,8 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	if (!bio_wanted(bio, &dev))
 		return 0;
 	now = bpf_ktime_get_ns();
-	read_policy(&pol);
+	ps = scratch_of(P_GETRQ);
+	read_policy(ps, &pol);
 	check_switch(&pol, now);
 	classify(&pol, dev, &rec.key);
 	rec.submit_ns = now;
@@ -1744,7 +1809,7 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 		return 0;
 	}
 	/* a request whose record cannot be kept is not pending */
-	if (!bio_store(ptr_num(bio, P_GETRQ), &rec, now))
-		group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
+	if (!bio_store(ptr_num(ps, bio), &rec, now, ps))
+		group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
 	return 0;
 }

@@ -8,12 +8,13 @@
 #   LAT|sched|p99_us|max_us
 #   IOPS|groups|sched|round|iops   (instruction-timed guest)
 #   BPF|mode|round|iops|bpf_ns_per_io   (the same guest)
+#   BPFPROG|mode|round|program|runs_per_io_x100|ns_per_io
 # Usage: bench-report.sh OUTDIR CONSOLE_LOG...
 set -euo pipefail
 out=$1
 shift
 data=$out/bench-sched
-cat "$@" | tr -d '\r' | grep -a -E '^(FAIR|LAT|IOPS|BPF)\|' > "$data.raw" ||
+cat "$@" | tr -d '\r' | grep -a -E '^(FAIR|LAT|IOPS|BPF|BPFPROG)\|' > "$data.raw" ||
 	{ echo "bench-report: no bench lines in $*" >&2; exit 1; }
 grep '^FAIR|' "$data.raw" > "$data.fair" || true
 grep '^IOPS|' "$data.raw" > "$data.iops" || true
@@ -44,6 +45,12 @@ grep '^IOPS|' "$data.raw" > "$data.iops" || true
 		n = split("none cfqx biolatency", M, " ");
 		for (i = 1; i <= n; i++) if (cnt[M[i]]) printf "%-11s %9d %12d %10d %14d\n", M[i], sum[M[i]] / cnt[M[i]],
 			per(M[i]), per(M[i]) - per("none"), bpf[M[i]] / cnt[M[i]]}' "$data.raw"
+	echo
+	echo "Per program (BPF instructions per I/O and per run, mean of the rounds):"
+	awk -F'|' '$1 == "BPFPROG" {k = $2 " " $4; if (!(k in cnt)) order[n++] = k; cnt[k]++; runs[k] += $5; ns[k] += $6}
+		END {printf "%-11s %-16s %8s %10s %10s\n", "mode", "program", "runs/IO", "insns/IO", "insns/run";
+		for (i = 0; i < n; i++) {k = order[i]; split(k, p, " "); r = runs[k] / cnt[k] / 100;
+			printf "%-11s %-16s %8.2f %10d %10d\n", p[1], p[2], r, ns[k] / cnt[k], r ? ns[k] / cnt[k] / r : 0}}' "$data.raw"
 } > "$data.txt"
 {
 	echo '| mix | scheduler | MiB/s | max-min Jain | worst x | Jain | vs none | per-group MiB/s |'

@@ -11,13 +11,19 @@
 # Prints, for scripts/vm/bench-report.sh:
 #   IOPS|groups|sched|round|iops
 #   BPF|mode|round|iops|bpf_ns_per_io
+#   BPFPROG|mode|round|program|runs_per_io_x100|ns_per_io
+# cfqx.cost=bpf on the kernel command line (CFQX_VM_APPEND) runs the BPF
+# part alone, cfqx.cost=iops the per-request part alone.
 . /tests/lib.sh
+parts=$(sed -n 's/.*cfqx\.cost=\([a-z]*\).*/\1/p' /proc/cmdline)
+parts=${parts:-iops,bpf}
 load_modules || exit 10
 insmod /lib/modules/cfqx.ko || exit 11
 RT=${BENCH_COST_RUNTIME:-1}
 dev=$(nullb_create nbiops queue_mode=2 irqmode=0 hw_queue_depth=256 \
 	size=8192 blocksize=4096 memory_backed=0) || exit 13
 for n in 1 8; do
+	case $parts in *iops*) ;; *) break ;; esac
 	{ printf '[global]\nfilename=/dev/%s\ndirect=1\nrw=randread\nbs=4k\nsize=4g\nruntime=%s\ntime_based=1\nioengine=libaio\niodepth=%d\n' \
 		$dev $RT $((32 / n))
 	  i=1; while [ $i -le $n ]; do printf '[g%d]\nuid=%d\ngid=%d\n' $i $((1000 + i)) $((1000 + i)); i=$((i + 1)); done
@@ -45,17 +51,18 @@ new_progs() { # busybox has no comm
 	prog_ids > /tmp/ids.now
 	if [ -s /tmp/ids.before ]; then grep -vxFf /tmp/ids.before /tmp/ids.now; else cat /tmp/ids.now; fi
 }
-prog_ns() {
-	local sum=0 id
+# One line per program: id run_cnt run_time_ns name.
+prog_stats() {
+	local id
 	for id in "$@"; do
-		sum=$((sum + $(bpftool prog show id $id --json | jq '.run_time_ns // 0')))
+		bpftool prog show id $id --json |
+			jq -r '"\(.id) \(.run_cnt // 0) \(.run_time_ns // 0) \(.name)"'
 	done
-	echo $sum
 }
 ios() { awk '{ print $1 + $5 }' /sys/block/$dev/stat; }
 tool=""
 bpf_mode() { # MODE ROUND
-	local ids ns0 ns1 io0 io1 i
+	local ids io0 io1 i
 	prog_ids > /tmp/ids.before
 	case $1 in
 	cfqx) cfqx load --dev $dev >/dev/null || return 1 ;;
@@ -66,19 +73,26 @@ bpf_mode() { # MODE ROUND
 		;;
 	esac
 	ids=$(new_progs)
-	ns0=$(prog_ns $ids); io0=$(ios)
+	prog_stats $ids > /tmp/prog.0; io0=$(ios)
 	run_fio bpf /tmp/bpf.fio || return 1
-	ns1=$(prog_ns $ids); io1=$(ios)
+	prog_stats $ids > /tmp/prog.1; io1=$(ios)
 	case $1 in
 	cfqx) cfqx unload >/dev/null ;;
 	biolatency) kill -INT $tool; wait $tool ;;
 	esac
-	echo "BPF|$1|$2|$(jq '.jobs[0].read.iops | floor' $FIO_OUT/bpf.json)|$(( (ns1 - ns0) / (io1 - io0 > 0 ? io1 - io0 : 1) ))"
+	# per program: runs and ns per I/O; then the sum
+	awk -v m=$1 -v r=$2 -v n=$((io1 - io0 > 0 ? io1 - io0 : 1)) '
+		NR == FNR { c[$1] = $2; t[$1] = $3; next }
+		{ dn = $3 - t[$1]; tot += dn
+		  if ($2 > c[$1]) printf "BPFPROG|%s|%s|%s|%d|%d\n", m, r, $4, ($2 - c[$1]) * 100 / n, dn / n }
+		END { print tot + 0 > "/tmp/prog.ns" }' /tmp/prog.0 /tmp/prog.1
+	echo "BPF|$1|$2|$(jq '.jobs[0].read.iops | floor' $FIO_OUT/bpf.json)|$(( $(cat /tmp/prog.ns) / (io1 - io0 > 0 ? io1 - io0 : 1) ))"
 }
 bio=biolatency
 command -v biolatency >/dev/null ||
 	{ bio=; echo "bench-cost: no biolatency in the guest: its mode skipped"; }
 for r in 1 2; do
+	case $parts in *bpf*) ;; *) break ;; esac
 	case $r in 1) order="none cfqx $bio" ;; 2) order="$bio cfqx none" ;; esac
 	for m in $order; do
 		bpf_mode $m $r || echo "bench-cost: BPF mode $m failed"
