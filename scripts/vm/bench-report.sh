@@ -48,9 +48,9 @@ grep '^IOPS|' "$data.raw" > "$data.iops" || true
 	echo
 	echo "Per program (BPF instructions per I/O and per run, mean of the rounds):"
 	awk -F'|' '$1 == "BPFPROG" {k = $2 " " $4; if (!(k in cnt)) order[n++] = k; cnt[k]++; runs[k] += $5; ns[k] += $6}
-		END {printf "%-11s %-16s %8s %10s %10s\n", "mode", "program", "runs/IO", "insns/IO", "insns/run";
+		END {printf "%-11s %-22s %8s %10s %10s\n", "mode", "program", "runs/IO", "insns/IO", "insns/run";
 		for (i = 0; i < n; i++) {k = order[i]; split(k, p, " "); r = runs[k] / cnt[k] / 100;
-			printf "%-11s %-16s %8.2f %10d %10d\n", p[1], p[2], r, ns[k] / cnt[k], r ? ns[k] / cnt[k] / r : 0}}' "$data.raw"
+			printf "%-11s %-22s %8.2f %10d %10d\n", p[1], p[2], r, ns[k] / cnt[k], r ? ns[k] / cnt[k] / r : 0}}' "$data.raw"
 } > "$data.txt"
 {
 	echo '| mix | scheduler | MiB/s | max-min Jain | worst x | Jain | vs none | per-group MiB/s |'
@@ -59,6 +59,8 @@ grep '^IOPS|' "$data.raw" > "$data.iops" || true
 		printf "| %s | %s | %.1f | %s | %s | %s | %.3f | %s |\n", $2, s, $4 / 1048576, $5, $6, $7, n[$2] ? $4 / n[$2] : 0, $8}' "$data.fair"
 } > "$data.md"
 cat "$data.txt"
+# A cost-only run (tests/vm/bench-cost.sh alone) has no fairness to plot.
+[ -s "$data.fair" ] || { echo "bench-sched: tables $data.txt and .md (no fairness lines: no plot)"; exit 0; }
 
 awk -F'|' 'BEGIN {split("none mq-deadline kyber bfq cfqx", S, " ")}
 	{if (!($2 in seen)) {seen[$2] = 1; order[n++] = $2} m[$2","$3] = $5; t[$2","$3] = $4 / 1048576}
