@@ -205,11 +205,15 @@ struct {
 	__type(value, struct cfqx_dev_counts);
 } dcounts SEC(".maps");
 
-/* The last good policy, copied and read whole under its lock. */
+/*
+ * The last good policy, copied and read whole under its lock; gen counts
+ * its changes (read without the lock by read_policy()'s fast path).
+ */
 struct good_policy {
 	struct bpf_spin_lock lock;
 	__u32 valid;
 	struct cfqx_policy pol;
+	__u64 gen;
 };
 
 struct {
@@ -317,6 +321,7 @@ struct prog_scratch {
 	__u64 word;		/* ptr_num()'s */
 	policy_words pol;	/* the policy value this program last
 				 * found valid on this CPU (pol_ok) */
+	__u64 gen;		/* the last good policy's gen then */
 	__u32 pol_ok;
 };
 
@@ -379,7 +384,10 @@ static __always_inline bool policy_same(const struct cfqx_policy *a,
  * copied (a concurrent `bpftool map update` cannot slip in between), else
  * the last good one (whole, under its lock), else the defaults.  A copy
  * equal to the one this program last found valid on this CPU (@ps, when
- * given) is taken as it is: the common case costs a copy and a compare.
+ * given), while the last good one has not changed since, is taken as it
+ * is: the common case costs a copy and a compare.  (Without the gen
+ * check, a CPU that saw A, then none of B, then A again would leave B as
+ * the last good policy for a bad value that follows.)
  */
 static __always_inline void read_policy(struct prog_scratch *ps,
 					policy_words *out)
@@ -389,6 +397,7 @@ static __always_inline void read_policy(struct prog_scratch *ps,
 	struct cfqx_policy *p;
 	__u32 zero = 0;
 	bool same;
+	__u64 gen;
 
 	p = bpf_map_lookup_elem(&policy, &zero);
 	if (!p) {
@@ -396,9 +405,11 @@ static __always_inline void read_policy(struct prog_scratch *ps,
 		return;
 	}
 	*out = *(policy_words *)p;
-	if (ps && ps->pol_ok && policy_words_same(&ps->pol, out))
-		return;
 	gp = bpf_map_lookup_elem(&goodpol, &zero);
+	if (ps && gp && ps->pol_ok &&
+	    ps->gen == *(volatile __u64 *)&gp->gen &&
+	    policy_words_same(&ps->pol, out))
+		return;
 	if (cfqx_policy_is_zero(out)) {
 		*out = def;
 		return;
@@ -414,22 +425,22 @@ static __always_inline void read_policy(struct prog_scratch *ps,
 		}
 		return;
 	}
-	if (ps) {
-		ps->pol = *out;
-		ps->pol_ok = 1;
-	}
 	if (!gp)
-		return;
-	/* unlocked peek: only decides whether to take the lock */
-	if (gp->valid && policy_same(&gp->pol, out))
 		return;
 	bpf_spin_lock(&gp->lock);
 	same = gp->valid && policy_same(&gp->pol, out);
 	if (!same) {
 		gp->pol = *out;
 		gp->valid = 1;
+		gp->gen++;
 	}
+	gen = gp->gen;
 	bpf_spin_unlock(&gp->lock);
+	if (ps) {
+		ps->pol = *out;
+		ps->gen = gen;
+		ps->pol_ok = 1;
+	}
 }
 
 static __always_inline bool dev_wanted(__u32 dev)

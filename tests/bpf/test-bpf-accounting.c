@@ -25,8 +25,9 @@
  *
  * usage: test-bpf-accounting [--cfqx PATH] [--bpf-obj PATH] [--bpftool PATH]
  *                [--no-bpftool | --require-bpftool] [--dir DIR] [--size-mb N]
- *                [--only bad-input|policy|live-switch|budget|scheduler|
- *                        writeback|sync|reap|orphan|soak|elevator|bpftool]
+ *                [--only bad-input|policy|policy-cache|live-switch|budget|
+ *                        scheduler|writeback|sync|reap|orphan|soak|elevator|
+ *                        bpftool]
  * Defaults: $CFQX_BIN, else cfqx next to this binary, else in $PATH;
  * $CFQX_BPF_OBJ, else build/cfqx.bpf.o; bpftool from $PATH, its phase
  * skipped (said so) when there is none unless --require-bpftool.
@@ -48,6 +49,7 @@
 #include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -841,6 +843,124 @@ static void phase_policy(const char *key)
 	unload();
 	printf("ok: %s: per-group requests and bytes exact, /proc/PID/io agrees\n",
 	       key);
+}
+
+/* Worker @w's process (and the I/O threads it starts) on CPU @cpu. */
+static void pin_worker(struct worker *w, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(w->pid, sizeof(set), &set))
+		die("sched_setaffinity(%d, CPU %d): %s", w->pid, cpu,
+		    strerror(errno));
+}
+
+/* Worker 0's requests so far (reads and writes). */
+static unsigned long long worker0_rqs(void)
+{
+	return workers[0].wrqs + workers[0].rrqs;
+}
+
+/*
+ * Each program keeps, per CPU, the policy value it last found valid,
+ * and takes an equal value as it is.  uid on CPU 0, gid on CPU 1, uid
+ * again on CPU 0, then a bad value (quantum 0, through bpftool): the
+ * last good policy is uid, the one in force before the bad value, so the
+ * round after it is charged to worker 0's uid group.  (CPU 0's getrq had
+ * uid cached from before gid; unless the last good policy's generation
+ * is checked, it takes uid back without making it the last good one.)
+ * rq_affinity 2 completes each request on the CPU that submitted it, so
+ * all three programs run there, and none on the other CPU takes uid
+ * back for them.
+ */
+static void phase_policy_cache(void)
+{
+	static const char *const keys[] = { "uid", "gid", "uid" };
+	static const int cpus[] = { 0, 1, 0 };
+	unsigned long long want_uid = 0, want_gid = 0, before;
+	char hex[512], *argv[64], *tok, affinity[32], path[128];
+	struct jnode *root, *dev, *g;
+	int i, n = 0, field = 0, failed = failures;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || !use_bpftool) {
+		printf("skip: policy-cache (needs 2 CPUs and bpftool)\n");
+		return;
+	}
+	/* the loop device is this test's own: removed at exit anyway */
+	snprintf(path, sizeof(path), "/sys/block/loop%d/queue/rq_affinity",
+		 loop_nr);
+	if (read_sys("/sys/block/loop%d/queue/rq_affinity", affinity,
+		     sizeof(affinity)))
+		die("read %s: %s", path, strerror(errno));
+	write_file(path, "2");
+	load("uid");
+	start_worker(0);
+	for (i = 0; i < 3; i++) {
+		if (CFQX("policy", (char *)keys[i]))
+			die("cfqx policy %s failed: %s", keys[i], rr.err);
+		pin_worker(&workers[0], cpus[i]);
+		before = worker0_rqs();
+		round_all(1);
+		if (i == 1)
+			want_gid += worker0_rqs() - before;
+		else
+			want_uid += worker0_rqs() - before;
+	}
+	/* the uid policy's bytes with quantum (bytes 4-7) zeroed: bad */
+	if (CFQX("policy", "--hex", "uid"))
+		die("cfqx policy --hex uid failed: %s", rr.err);
+	copy_str(hex, sizeof(hex), rr.out);
+	argv[n++] = (char *)bpftool_bin;
+	argv[n++] = "map";
+	argv[n++] = "update";
+	argv[n++] = "pinned";
+	argv[n++] = PIN_ROOT "/maps/policy";
+	argv[n++] = "key";
+	for (i = 0; i < 4; i++)
+		argv[n++] = "0";
+	argv[n++] = "value";
+	argv[n++] = "hex";
+	for (tok = strtok(hex, " \n"); tok && n < 62;
+	     tok = strtok(NULL, " \n"), field++)
+		argv[n++] = field >= 4 && field < 8 ? "00" : tok;
+	argv[n] = NULL;
+	if (run_as(0, argv))
+		die("bpftool map update failed: %s", rr.err);
+	pin_worker(&workers[0], 0);
+	before = worker0_rqs();
+	round_all(1);
+	want_uid += worker0_rqs() - before;
+
+	root = stats_json();
+	dev = our_device(root);
+	check(dev != NULL, "policy-cache: %s not in cfqx stats", loopdev);
+	check(jnum(jget(root, "counters"), "bad_policy") >= 1,
+	      "policy-cache: the bad value was not counted (bad_policy %llu)",
+	      jnum(jget(root, "counters"), "bad_policy"));
+	if (dev) {
+		g = find_group(dev, "uid", workers[0].uid);
+		check(g && exact(jnum(g, "write_rqs") + jnum(g, "read_rqs"),
+				 want_uid, 1),
+		      "policy-cache: uid group has %llu requests, want %llu (the bad value fell back to gid?)",
+		      g ? jnum(g, "write_rqs") + jnum(g, "read_rqs") : 0,
+		      want_uid);
+		g = find_group(dev, "gid", workers[0].gid);
+		check(g && exact(jnum(g, "write_rqs") + jnum(g, "read_rqs"),
+				 want_gid, 1),
+		      "policy-cache: gid group has %llu requests, want %llu",
+		      g ? jnum(g, "write_rqs") + jnum(g, "read_rqs") : 0,
+		      want_gid);
+		check_device_sums(dev, "policy-cache");
+	}
+	jfree(root);
+	free(root);
+	kill_workers();
+	unload();
+	write_file(path, affinity);
+	printf("%s: policy-cache: uid, gid, uid again on another CPU, then a bad value: %llu requests under uid, %llu under gid\n",
+	       failures == failed ? "ok" : "FAILED", want_uid, want_gid);
 }
 
 /*
@@ -2224,6 +2344,8 @@ int main(int argc, char **argv)
 		phase_policy("gid");
 		phase_policy("cgroup");
 	}
+	if (!only || !strcmp(only, "policy-cache"))
+		phase_policy_cache();
 	if (!only || !strcmp(only, "live-switch"))
 		phase_live_switch();
 	if (!only || !strcmp(only, "budget"))
