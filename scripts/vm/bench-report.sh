@@ -12,6 +12,7 @@
 # Usage: bench-report.sh OUTDIR CONSOLE_LOG...
 set -euo pipefail
 out=$1
+mkdir -p "$out"
 shift
 data=$out/bench-sched
 cat "$@" | tr -d '\r' | grep -a -E '^(FAIR|LAT|IOPS|BPF|BPFPROG)\|' > "$data.raw" ||
