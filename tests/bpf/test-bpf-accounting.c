@@ -845,6 +845,37 @@ static void phase_policy(const char *key)
 	       key);
 }
 
+/*
+ * The uid policy's bytes (from `cfqx policy --hex uid`) into the pinned
+ * policy map through bpftool; @bad_quantum zeroes quantum (bytes 4-7),
+ * a value the BPF side must reject.
+ */
+static void bpftool_put_uid_policy(int bad_quantum)
+{
+	char hex[512], *argv[64], *tok;
+	int i, n = 0, field = 0;
+
+	if (CFQX("policy", "--hex", "uid"))
+		die("cfqx policy --hex uid failed: %s", rr.err);
+	copy_str(hex, sizeof(hex), rr.out);
+	argv[n++] = (char *)bpftool_bin;
+	argv[n++] = "map";
+	argv[n++] = "update";
+	argv[n++] = "pinned";
+	argv[n++] = PIN_ROOT "/maps/policy";
+	argv[n++] = "key";
+	for (i = 0; i < 4; i++)
+		argv[n++] = "0";
+	argv[n++] = "value";
+	argv[n++] = "hex";
+	for (tok = strtok(hex, " \n"); tok && n < 62;
+	     tok = strtok(NULL, " \n"), field++)
+		argv[n++] = bad_quantum && field >= 4 && field < 8 ? "00" : tok;
+	argv[n] = NULL;
+	if (run_as(0, argv))
+		die("bpftool map update failed: %s", rr.err);
+}
+
 /* Worker @w's process (and the I/O threads it starts) on CPU @cpu. */
 static void pin_worker(struct worker *w, int cpu)
 {
@@ -880,9 +911,9 @@ static void phase_policy_cache(void)
 	static const char *const keys[] = { "uid", "gid", "uid" };
 	static const int cpus[] = { 0, 1, 0 };
 	unsigned long long want_uid = 0, want_gid = 0, before;
-	char hex[512], *argv[64], *tok, affinity[32], path[128];
+	char affinity[32], path[128];
 	struct jnode *root, *dev, *g;
-	int i, n = 0, field = 0, failed = failures;
+	int i, failed = failures;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || !use_bpftool) {
 		printf("skip: policy-cache (needs 2 CPUs and bpftool)\n");
@@ -908,26 +939,7 @@ static void phase_policy_cache(void)
 		else
 			want_uid += worker0_rqs() - before;
 	}
-	/* the uid policy's bytes with quantum (bytes 4-7) zeroed: bad */
-	if (CFQX("policy", "--hex", "uid"))
-		die("cfqx policy --hex uid failed: %s", rr.err);
-	copy_str(hex, sizeof(hex), rr.out);
-	argv[n++] = (char *)bpftool_bin;
-	argv[n++] = "map";
-	argv[n++] = "update";
-	argv[n++] = "pinned";
-	argv[n++] = PIN_ROOT "/maps/policy";
-	argv[n++] = "key";
-	for (i = 0; i < 4; i++)
-		argv[n++] = "0";
-	argv[n++] = "value";
-	argv[n++] = "hex";
-	for (tok = strtok(hex, " \n"); tok && n < 62;
-	     tok = strtok(NULL, " \n"), field++)
-		argv[n++] = field >= 4 && field < 8 ? "00" : tok;
-	argv[n] = NULL;
-	if (run_as(0, argv))
-		die("bpftool map update failed: %s", rr.err);
+	bpftool_put_uid_policy(1);
 	pin_worker(&workers[0], 0);
 	before = worker0_rqs();
 	round_all(1);
@@ -2086,10 +2098,8 @@ static void phase_elevator(void)
 
 static void phase_bpftool(void)
 {
-	char hex[256], *argv[64];
 	struct jnode *root, *dev;
-	int i, n = 0;
-	char *tok;
+	int i;
 
 	if (!use_bpftool) {
 		printf("skip: bpftool phase (--no-bpftool)\n");
@@ -2112,24 +2122,7 @@ static void phase_bpftool(void)
 				      PIN_ROOT "/maps", NULL }))
 		die("bpftool prog loadall failed: %s", rr.err);
 	/* the policy through bpftool, bytes from cfqx policy --hex */
-	if (CFQX("policy", "--hex", "uid"))
-		die("cfqx policy --hex uid failed: %s", rr.err);
-	copy_str(hex, sizeof(hex), rr.out);
-	argv[n++] = (char *)bpftool_bin;
-	argv[n++] = "map";
-	argv[n++] = "update";
-	argv[n++] = "pinned";
-	argv[n++] = PIN_ROOT "/maps/policy";
-	argv[n++] = "key";
-	for (i = 0; i < 4; i++)
-		argv[n++] = "0";
-	argv[n++] = "value";
-	argv[n++] = "hex";
-	for (tok = strtok(hex, " \n"); tok && n < 62; tok = strtok(NULL, " \n"))
-		argv[n++] = tok;
-	argv[n] = NULL;
-	if (run_as(0, argv))
-		die("bpftool map update failed: %s", rr.err);
+	bpftool_put_uid_policy(0);
 	check(CFQX("status") == 0 && strstr(rr.out, "[uid]"),
 	      "bpftool: cfqx status does not show the uid policy: %s", rr.out);
 
