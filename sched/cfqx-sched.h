@@ -180,6 +180,7 @@ struct cfqx_sched {
 	u64 pace_late_ns;		/* a late wake's time, to catch up on */
 	u64 pace_win_start;		/* this pace window began at */
 	u64 pace_win_sectors;		/* completed in it */
+	u64 pace_win_lost_ns;		/* ... of it the host stood still */
 	u64 rate_max_cur;		/* most delivered in a window, this cycle */
 	u64 rate_max_prev;		/* ... and the last one */
 	u8 pace_phase;			/* window of the pace cycle */
