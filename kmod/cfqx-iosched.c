@@ -25,7 +25,9 @@
  * dispatch, an insert or a completion); a dispatch the core refuses marks
  * the hardware queue for restart,
  * so the next freed request re-runs it (no kblockd round trip per
- * completion).
+ * completion).  An insert, a completion or the timer that finds a hardware
+ * queue stopped (the driver turned work away: null_blk's throttle, a full
+ * ring) tells the core, which paces dispatch while the device does so.
  *
  * Merges stay within a group: allow_merge refuses a bio of another group,
  * back and front merge candidates come from the group's own queue (the
@@ -279,6 +281,20 @@ static void cfqx_arm_wake(struct cfqx_data *cd)
 		cfqx_arm_idle_timer(cd, wake_at);
 }
 
+/*
+ * A driver that turns work away (a throttle's budget is spent, its ring is
+ * full) stops its hardware queue until it can take more: the core paces
+ * dispatch while the device does so (cfqx_sched_stopped()).
+ */
+static void cfqx_note_stopped(struct cfqx_data *cd, struct blk_mq_hw_ctx *hctx)
+{
+	lockdep_assert_held(&cd->lock);
+	if (!blk_mq_hctx_stopped(hctx))
+		return;
+	cfqx_sched_stopped(&cd->sched);
+	cd->st.stopped_seen++;
+}
+
 static void cfqx_finish_request(struct request *rq)
 {
 	struct cfqx_data *cd = rq->q->elevator->elevator_data;
@@ -288,6 +304,8 @@ static void cfqx_finish_request(struct request *rq)
 	if (!srq)
 		return;
 	spin_lock_irqsave(&cd->lock, flags);
+	if (rq->mq_hctx)
+		cfqx_note_stopped(cd, rq->mq_hctx);
 	if (srq->state == CFQX_SRQ_DISPATCHED)
 		cfqx_sched_complete(&cd->sched, srq, cfqx_policy(cd),
 				    ktime_get_ns());
@@ -335,6 +353,7 @@ static void cfqx_insert_requests(struct blk_mq_hw_ctx *hctx,
 
 	spin_lock_irqsave(&cd->lock, flags);
 	p = cfqx_policy(cd);
+	cfqx_note_stopped(cd, hctx);
 	while (!list_empty(list)) {
 		struct request *rq = list_first_entry(list, struct request,
 						      queuelist);
@@ -378,7 +397,8 @@ static void cfqx_arm_idle_timer(struct cfqx_data *cd, u64 until)
 static enum hrtimer_restart cfqx_idle_timer_fn(struct hrtimer *t)
 {
 	struct cfqx_data *cd = container_of(t, struct cfqx_data, idle_timer);
-	unsigned long flags;
+	struct blk_mq_hw_ctx *hctx;
+	unsigned long flags, i;
 	u64 due;
 
 	/* An anticipation window ended or the pace lets a request go: the
@@ -388,6 +408,8 @@ static enum hrtimer_restart cfqx_idle_timer_fn(struct hrtimer *t)
 	due = cd->armed_until;
 	cd->armed_until = 0;
 	cd->st.timer_fired++;
+	queue_for_each_hw_ctx(cd->q, hctx, i)
+		cfqx_note_stopped(cd, hctx);
 	cfqx_sched_tick(&cd->sched, cfqx_policy(cd), ktime_get_ns(), due);
 	/* Still held for time (the pace moved on): nothing else will run
 	 * the queue, so wait again (hrtimer_start from the callback

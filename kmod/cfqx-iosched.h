@@ -63,6 +63,7 @@ struct cfqx_glue_stats {
 	u64 groups_freed;
 	u64 timer_armed;		/* idle timer (re)started for a hold */
 	u64 timer_fired;
+	u64 stopped_seen;		/* hardware queue found stopped */
 };
 
 struct cfqx_data {

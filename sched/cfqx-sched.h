@@ -184,7 +184,7 @@ struct cfqx_sched {
 	u64 rate_max_cur;		/* most delivered in a window, this cycle */
 	u64 rate_max_prev;		/* ... and the last one */
 	u8 pace_phase;			/* window of the pace cycle */
-	u8 stalled_cur;			/* the device stalled this cycle */
+	u8 stalled_cur;			/* the device stopped this cycle */
 	u8 stalled_prev;		/* ... or the last one */
 	u8 win_stalled;			/* ... or this pace window */
 	u8 pace_held;			/* the pace held work in this window */
@@ -266,6 +266,11 @@ u64 cfqx_sched_tick(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now,
  */
 bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 			 const struct cfqx_policy *p, u64 now);
+/* The caller found the device's queue stopped: its driver turned work
+ * away (a throttle's budget is spent, a ring is full).  Under the
+ * caller's lock; where it looks: at an insert, a completion and its
+ * timer. */
+void cfqx_sched_stopped(struct cfqx_sched *s);
 /* The caller is done with @r (freed): admission slot returned. */
 void cfqx_sched_release(struct cfqx_sched *s, struct cfqx_sched_rq *r);
 /* A dispatched request came back undone: idle again (re-insert it). */

@@ -16,7 +16,10 @@
  *         then, while the device has a free tag and cfqx_sched_has_work(),
  *         calls cfqx_sched_dispatch(), arming a timer at the *wake_at it
  *         returns with nothing; every completion calls
- *         cfqx_sched_complete() and runs the queue.
+ *         cfqx_sched_complete() and runs the queue.  An insert, a
+ *         completion or the timer that finds the queue stopped (the
+ *         device refused a request) tells cfqx_sched_stopped(), as the
+ *         module's glue does.
  *
  * A busy host: --freeze stands the guest (or each vCPU) still now and
  * then, --cpu-delay puts off what runs asynchronously (kblockd's queue
@@ -410,6 +413,8 @@ static void submit(struct sim *s, struct sim_rq *rq)
 		cfqx_sched_rq_init(&rq->core, &rq->p->g->core, rq->sector,
 				   (u32)(rq->bytes / SIM_SECTOR), rq->sync,
 				   rq->write, rq);
+		if (s->stopped)
+			cfqx_sched_stopped(&s->core);
 		cfqx_sched_insert(&s->core, &rq->core, &s->o->policy, s->now);
 		run_queue(s);
 		return;
@@ -527,6 +532,8 @@ static void complete(struct sim *s, struct sim_rq *rq)
 	sim_dev_complete(&s->dev);
 	if (s->o->sched == SIM_SCHED_CFQX) {
 		/* finish_request: complete, then release */
+		if (s->stopped)
+			cfqx_sched_stopped(&s->core);
 		cfqx_sched_complete(&s->core, &rq->core, &s->o->policy, s->now);
 		cfqx_sched_release(&s->core, &rq->core);
 	}
@@ -836,6 +843,8 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 			 * decides again, the queue runs */
 			if (e.t == s.wake_at) {
 				s.wake_at = 0;
+				if (s.stopped)
+					cfqx_sched_stopped(&s.core);
 				cfqx_sched_tick(&s.core, &s.o->policy, s.now,
 						s.wake_due);
 				run_queue_async(&s);

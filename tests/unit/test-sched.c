@@ -13,6 +13,8 @@
  * learned from the device (gated and internally queueing), think-time
  * anticipation (a thinker stays active and is counted backlogged only
  * while its pace would use a fair share; the device is never idled),
+ * the pace (only while the device turns work away, not for late
+ * completions),
  * admission, a seeded property test that has_work() agrees with
  * dispatch() both ways under random operations (requeues at head, groups
  * freed, the glue's timer calling tick()), and fairness on a small
@@ -1009,6 +1011,9 @@ struct dev {
 	u64 ps_per_sector;	/* 1/rate, picoseconds per sector */
 	u64 next_take;		/* GATE: earliest next take */
 	u64 last_done;		/* QUEUE: previous completion */
+	u32 late_every;		/* every n-th completion is handled ... */
+	u64 late_ns;		/* ... this late (a CPU busy elsewhere) */
+	u32 taken;
 	struct cfqx_sched_rq *fl[RING];
 	u64 done[RING];
 	u32 head, n;
@@ -1039,6 +1044,8 @@ static void dev_take(struct dev *d, struct cfqx_sched_rq *r, u64 now)
 			done = now + d->lat_ns;
 		d->last_done = done;
 	}
+	if (d->late_every && ++d->taken % d->late_every == 0)
+		done += d->late_ns;
 	d->fl[(d->head + d->n) % RING] = r;
 	d->done[(d->head + d->n) % RING] = done;
 	d->n++;
@@ -1077,6 +1084,9 @@ struct sim {
 	 * group backlogged. */
 	int watch;
 	u64 watch_think, watch_backlogged;
+	/* The driver turns work away (its queue found stopped at every
+	 * completion), as a throttle does. */
+	bool stops;
 };
 
 static void sim_submit(struct sim *m, struct sim_group *sg)
@@ -1126,7 +1136,7 @@ static void sim_run(struct sim *m, u64 end)
 	int i;
 
 	while (t->now < end) {
-		u64 next = end, wake = 0;
+		u64 next = end, wake = 0, w;
 		struct cfqx_sched_rq *r;
 
 		while (dev_can_take(d, t->s.dev.tags, t->now) &&
@@ -1158,6 +1168,11 @@ static void sim_run(struct sim *m, u64 end)
 		if (d->kind == DEV_GATE && t->s.nr_queued &&
 		    d->next_take > t->now && d->next_take < next)
 			next = d->next_take;
+		/* The glue arms its timer for a hold on time alone (the
+		 * pace) after every call, as cfqx_arm_wake() does. */
+		w = cfqx_sched_wake_at(&t->s);
+		if (w && (!wake || w < wake))
+			wake = w;
 		if (wake > t->now && (!m->armed || wake < m->armed))
 			m->armed = wake;
 		if (m->armed && m->armed < next)
@@ -1175,6 +1190,8 @@ static void sim_run(struct sim *m, u64 end)
 			d->head = (d->head + 1) % RING;
 			d->n--;
 			sg = sim_group_of(m, r);
+			if (m->stops)
+				cfqx_sched_stopped(&t->s);
 			rq_done(t, r);
 			sg->busy[r - sg->rq] = 0;
 			if (sg->think_ns)
@@ -1612,6 +1629,45 @@ Test(sched_idle, thinker_that_wants_less_is_left_behind)
 	cr_assert_lt(m.gr[1].bytes * 4, m.gr[0].bytes);
 }
 
+/*
+ * The pace is for a device that turns work away (the glue finds its queue
+ * stopped), not for one whose completions are late now and then: here
+ * the device takes a request every 250 us and completes it 20 us later,
+ * but every 8th completion is handled 12 latencies late, as a CPU busy
+ * elsewhere does (the core read such gaps as a throttle before).
+ */
+static void pace_case(struct sim *m, bool stops)
+{
+	sim_init(m, DEV_GATE, 64, 20 * US, 31250000);
+	m->dev.late_every = 8;
+	m->dev.late_ns = 240 * US;
+	m->stops = stops;
+	sim_add(m, 16, 8, false, 0);
+	sim_add(m, 16, 8, false, 0);
+	sim_start(m);
+	sim_run(m, T0 + SEC);
+}
+
+Test(sched_pace, only_while_the_device_turns_work_away)
+{
+	static struct sim m;
+
+	pace_case(&m, false);
+	cr_assert_eq(m.t.s.st.paced, 0, "paced %llu dispatches of a device "
+		     "that never stopped",
+		     (unsigned long long)m.t.s.st.paced);
+	pace_case(&m, true);
+	cr_assert_gt(m.t.s.st.paced, m.t.s.st.dispatched / 2,
+		     "a device that stops is paced: %llu of %llu",
+		     (unsigned long long)m.t.s.st.paced,
+		     (unsigned long long)m.t.s.st.dispatched);
+	cr_assert(m.gr[0].bytes * 10 >= m.gr[1].bytes * 9 &&
+		  m.gr[1].bytes * 10 >= m.gr[0].bytes * 9,
+		  "paced, still equal: %llu and %llu bytes",
+		  (unsigned long long)m.gr[0].bytes,
+		  (unsigned long long)m.gr[1].bytes);
+}
+
 Test(sched_idle, window_follows_measured_think_time)
 {
 	static struct antic a;
@@ -2029,6 +2085,10 @@ static void prop_run(u64 seed, u32 steps, u32 ng, u32 tags, u32 max_depth,
 				q.t.now += rng_below(&rng, 20 * MS);
 			else
 				q.t.now += 700 * MS;
+			/* Now and then the driver turned work away: the
+			 * pace's paths are taken too. */
+			if (rng_below(&rng, 8) == 0)
+				cfqx_sched_stopped(&q.t.s);
 			/* The glue's timer (armed at a refused dispatch's
 			 * wake_at) fires, late or on time. */
 			cfqx_sched_tick(&q.t.s, &q.t.p, q.t.now, 0);

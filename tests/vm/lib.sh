@@ -160,7 +160,7 @@ fair_mix() {
 		busy=$(cpu_busy "$c0")
 		# What cfqx learned of the device in the mix (debugfs stats).
 		[ $s = cfqx ] && say "$mix: cfqx learned: $(grep -E \
-			'^(depth|lat_min_us|capacity_kib_s|depth_full|pace_refused|paced|late_wakes|idle_hit|idle_expired|timer_armed|timer_fired) ' \
+			'^(depth|lat_min_us|capacity_kib_s|depth_full|pace_refused|paced|late_wakes|idle_hit|idle_expired|timer_armed|timer_fired|stopped_seen) ' \
 			$(schedfile $dev stats) | tr '\n' ' ')"
 		say "$mix: $s: guest CPU ${busy}% busy; per group (uid lat_us cycle_us): $(group_lat $FIO_OUT/$mix-$s.json | tr '\n' ',')"
 		got=$(group_bw $FIO_OUT/$mix-$s.json | awk '{print $2}' | tr '\n' ' ')
