@@ -22,10 +22,12 @@
  * completion, requeue, merges and admission (limit_depth).  An hrtimer
  * re-runs the queue when an anticipation window ends (contention may
  * drop) or the core's pace lets the next request go (armed from a refused
- * dispatch, an insert or a completion); a dispatch the core refuses marks
- * the hardware queue for restart,
- * so the next freed request re-runs it (no kblockd round trip per
- * completion).  An insert, a completion or the timer that finds a hardware
+ * dispatch, an insert or a completion); a completion that releases work
+ * the core held (the contended depth has room again) runs the queue.
+ * Completions while it holds for time (the pace, an anticipation window)
+ * or for the order do not: each would be a kblockd round trip for
+ * nothing (with SCHED_RESTART marked at every hold, cfqx made 3 to 5
+ * times mq-deadline's context switches in t20).  An insert, a completion or the timer that finds a hardware
  * queue stopped (the driver turned work away: null_blk's throttle, a full
  * ring) tells the core, which paces dispatch while the device does so.
  *
@@ -299,13 +301,16 @@ static void cfqx_finish_request(struct request *rq)
 {
 	struct cfqx_data *cd = rq->q->elevator->elevator_data;
 	struct cfqx_sched_rq *srq = rq_srq(rq);
+	struct blk_mq_hw_ctx *hctx = rq->mq_hctx;
 	unsigned long flags;
+	bool held, kick;
 
 	if (!srq)
 		return;
 	spin_lock_irqsave(&cd->lock, flags);
-	if (rq->mq_hctx)
-		cfqx_note_stopped(cd, rq->mq_hctx);
+	if (hctx)
+		cfqx_note_stopped(cd, hctx);
+	held = cd->sched.nr_queued && !cfqx_sched_has_work(&cd->sched);
 	if (srq->state == CFQX_SRQ_DISPATCHED)
 		cfqx_sched_complete(&cd->sched, srq, cfqx_policy(cd),
 				    ktime_get_ns());
@@ -315,6 +320,11 @@ static void cfqx_finish_request(struct request *rq)
 	cfqx_group_put(cd, srq_group(srq));
 	cfqx_sched_release(&cd->sched, srq);
 	cfqx_arm_wake(cd);
+	/* This completion released work the core held: run the queue (from
+	 * kblockd, after blk-mq frees this request's tags). */
+	kick = held && cfqx_sched_has_work(&cd->sched);
+	if (kick)
+		cd->st.kicks++;
 	spin_unlock_irqrestore(&cd->lock, flags);
 	rq->elv.priv[0] = NULL;
 	kmem_cache_free(cfqx_rq_cache, srq);
@@ -322,11 +332,8 @@ static void cfqx_finish_request(struct request *rq)
 		put_io_context(rq->elv.icq->ioc);
 		rq->elv.icq = NULL;
 	}
-	/*
-	 * No kick here: a dispatch refused for depth marked the hardware
-	 * queue for restart, and blk-mq re-runs it once this request's tags
-	 * are free.
-	 */
+	if (kick && hctx)
+		blk_mq_run_hw_queue(hctx, true);
 }
 
 static void cfqx_requeue_request(struct request *rq)
@@ -439,11 +446,10 @@ static struct request *cfqx_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (srq) {
 		rq = srq->owner;
 		cfqx_rq_leaves(hctx->queue, rq);
-	} else if (cd->sched.nr_queued) {
-		/* Refused: a completion or the window's end re-runs it. */
-		blk_mq_sched_mark_restart_hctx(hctx);
-		if (wake_at)
-			cfqx_arm_idle_timer(cd, wake_at);
+	} else if (cd->sched.nr_queued && wake_at) {
+		/* Refused until a time: the timer re-runs it (a completion
+		 * that releases it does too: finish_request). */
+		cfqx_arm_idle_timer(cd, wake_at);
 	}
 out:
 	spin_unlock_irqrestore(&cd->lock, flags);
@@ -453,21 +459,16 @@ out:
 /*
  * Lockless and advisory: "would dispatch_request return a request now".
  * blk-mq answers a NULL dispatch after a true has_work with a delayed
- * re-run, so a held queue must say no; completions (restart), new
- * requests and the idle timer re-run it when the answer changes.
+ * re-run, so a held queue must say no; a completion that releases held
+ * work, new requests and the idle timer re-run it when the answer
+ * changes.
  */
 static bool cfqx_has_work(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfqx_data *cd = hctx->queue->elevator->elevator_data;
 
-	if (!list_empty_careful(&cd->bypass) ||
-	    cfqx_sched_has_work(&cd->sched))
-		return true;
-	/* Held for depth: blk-mq will not ask again by itself, so the next
-	 * freed request must re-run the queue. */
-	if (READ_ONCE(cd->sched.nr_queued))
-		blk_mq_sched_mark_restart_hctx(hctx);
-	return false;
+	return !list_empty_careful(&cd->bypass) ||
+		cfqx_sched_has_work(&cd->sched);
 }
 
 /*

@@ -64,6 +64,7 @@ struct cfqx_glue_stats {
 	u64 timer_armed;		/* idle timer (re)started for a hold */
 	u64 timer_fired;
 	u64 stopped_seen;		/* hardware queue found stopped */
+	u64 kicks;			/* completions that released held work */
 };
 
 struct cfqx_data {
