@@ -24,12 +24,12 @@
  * drop) or the core's pace lets the next request go (armed from a refused
  * dispatch, an insert or a completion); a completion that releases work
  * the core held (the contended depth has room again) runs the queue.
- * Completions while it holds for time (the pace, an anticipation window)
- * or for the order do not: each would be a kblockd round trip for
- * nothing (with SCHED_RESTART marked at every hold, cfqx made 3 to 5
- * times mq-deadline's context switches in t20).  An insert, a completion or the timer that finds a hardware
- * queue stopped (the driver turned work away: null_blk's throttle, a full
- * ring) tells the core, which paces dispatch while the device does so.
+ * Completions while it still holds (for time: the pace, an anticipation
+ * window; or for the order) do not: the run, a kblockd round trip, would
+ * find nothing to dispatch.  An insert, a completion or the timer that
+ * finds a hardware queue stopped (the driver turned work away: null_blk's
+ * throttle, a full ring) tells the core, which paces dispatch while the
+ * device does so.
  *
  * Merges stay within a group: allow_merge refuses a bio of another group,
  * back and front merge candidates come from the group's own queue (the

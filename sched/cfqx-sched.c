@@ -516,12 +516,9 @@ static bool contended(const struct cfqx_sched *s)
 /* Dispatch is paced while groups contend on a non-rotational device
  * that throttles (it stopped taking work in this pace cycle or the last
  * one) and whose rate and latency are known.  Observed, not inferred from
- * completion gaps: a guest whose CPU is late to handle completions (a
- * busy host) made gaps that read as a throttle, paced an SSD that never
- * throttles and talked the pace down to what the host left (t20's
- * rand32large under `cfqx sim --cpu-delay 1ms`: 0.49 of fifo's
- * throughput with the gaps, 0.84 without; the 240-scenario matrix's 49
- * passing stayed 49). */
+ * completion gaps: completions that a busy CPU handles late leave gaps
+ * like a throttle's, on any device, and pacing a device that does not
+ * throttle only holds its work back. */
 static bool paced(const struct cfqx_sched *s)
 {
 	return contended(s) && s->pace_rate && s->lat_min_ns &&
@@ -1102,9 +1099,8 @@ static void probe_depth(struct cfqx_sched *s, u64 rate)
  * back counts as 1/16 above the pace, so the pace cannot spiral down.
  * Time the host stood the guest still (a late timer, tick()'s @due) is
  * not in the window: the device delivered nothing then because the
- * guest did not run, and counting it talked the pace down to what a
- * busy host left (t20's rand32large under `cfqx sim --freeze 6ms/3ms`:
- * 0.60 of fifo's throughput with it, 1.11 without).
+ * guest did not run, and counting it would talk the pace down to what a
+ * busy host leaves.
  */
 static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		       u64 now)
