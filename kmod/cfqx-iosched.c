@@ -303,17 +303,16 @@ static void cfqx_finish_request(struct request *rq)
 	struct cfqx_sched_rq *srq = rq_srq(rq);
 	struct blk_mq_hw_ctx *hctx = rq->mq_hctx;
 	unsigned long flags;
-	bool held, kick;
+	bool kick = false;
 
 	if (!srq)
 		return;
 	spin_lock_irqsave(&cd->lock, flags);
 	if (hctx)
 		cfqx_note_stopped(cd, hctx);
-	held = cd->sched.nr_queued && !cfqx_sched_has_work(&cd->sched);
 	if (srq->state == CFQX_SRQ_DISPATCHED)
-		cfqx_sched_complete(&cd->sched, srq, cfqx_policy(cd),
-				    ktime_get_ns());
+		kick = cfqx_sched_complete(&cd->sched, srq, cfqx_policy(cd),
+					   ktime_get_ns());
 	else
 		cfqx_sched_remove(&cd->sched, srq);	/* freed unissued */
 	cfqx_rq_leaves(rq->q, rq);
@@ -322,7 +321,6 @@ static void cfqx_finish_request(struct request *rq)
 	cfqx_arm_wake(cd);
 	/* This completion released work the core held: run the queue (from
 	 * kblockd, after blk-mq frees this request's tags). */
-	kick = held && cfqx_sched_has_work(&cd->sched);
 	if (kick)
 		cd->st.kicks++;
 	spin_unlock_irqrestore(&cd->lock, flags);

@@ -979,7 +979,6 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 		s->st.depth_full++;
 		if (s->pace_refusing)
 			s->st.pace_refused++;
-		s->refused = 1;
 		*wake_at = s->next_wake > now ? s->next_wake : 0;
 		refresh(s, p, now);
 		return NULL;
@@ -1237,8 +1236,9 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 			 const struct cfqx_policy *p, u64 now)
 {
 	struct cfqx_sched_group *g = r->group;
+	/* Queued work the core would not dispatch before this completion. */
+	bool held = s->nr_queued && !s->can_dispatch;
 	u64 lat, took, start;
-	bool kick;
 
 	if (r->state != CFQX_SRQ_DISPATCHED)
 		return false;
@@ -1273,10 +1273,7 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	}
 	s->st.completed++;
 	refresh(s, p, now);
-	kick = s->refused && s->can_dispatch;
-	if (kick)
-		s->refused = 0;
-	return kick;
+	return held && s->can_dispatch;
 }
 
 void cfqx_sched_stopped(struct cfqx_sched *s)

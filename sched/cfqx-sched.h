@@ -147,7 +147,6 @@ struct cfqx_sched {
 	u32 nr_backlogged;		/* groups queued or in flight */
 	u32 window_rqs;			/* completions in the measuring window */
 	u32 depth_base;			/* the depth the probes start from */
-	u8 refused;			/* a dispatch was refused: kick on completion */
 	u8 can_dispatch;		/* what has_work() answers */
 	u8 win_full;			/* the depth held work back this window */
 	s8 probe;			/* depth probe: +1 up, -1 down, 0 none */
@@ -261,8 +260,9 @@ u64 cfqx_sched_tick(struct cfqx_sched *s, const struct cfqx_policy *p, u64 now,
 
 /*
  * Completion of a dispatched request (whole request, success or error).
- * Returns true when a dispatch was refused since and there is work now:
- * the caller re-runs its dispatch (the kernel marks a restart instead).
+ * Returns true when it released work the core held (queued work it would
+ * not dispatch before and would now): the caller runs its queue.
+ * Completions while the core still holds return false.
  */
 bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 			 const struct cfqx_policy *p, u64 now);
