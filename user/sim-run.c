@@ -187,6 +187,15 @@ static unsigned freeze_vcpus(const struct sim_opts *o)
 
 /* ---- device ----------------------------------------------------------- */
 
+/* The device refused a request and its queue stands stopped: the glue
+ * tells the core where it finds that (an insert, a completion, its
+ * timer), cfqx_note_stopped() in the module. */
+static void note_stopped(struct sim *s)
+{
+	if (s->stopped)
+		cfqx_sched_stopped(&s->core);
+}
+
 /* queue_rq: 0 accepted (completion posted), 1 refused. */
 static int dev_try(struct sim *s, struct sim_rq *rq)
 {
@@ -413,8 +422,7 @@ static void submit(struct sim *s, struct sim_rq *rq)
 		cfqx_sched_rq_init(&rq->core, &rq->p->g->core, rq->sector,
 				   (u32)(rq->bytes / SIM_SECTOR), rq->sync,
 				   rq->write, rq);
-		if (s->stopped)
-			cfqx_sched_stopped(&s->core);
+		note_stopped(s);
 		cfqx_sched_insert(&s->core, &rq->core, &s->o->policy, s->now);
 		run_queue(s);
 		return;
@@ -532,8 +540,7 @@ static void complete(struct sim *s, struct sim_rq *rq)
 	sim_dev_complete(&s->dev);
 	if (s->o->sched == SIM_SCHED_CFQX) {
 		/* finish_request: complete, then release */
-		if (s->stopped)
-			cfqx_sched_stopped(&s->core);
+		note_stopped(s);
 		cfqx_sched_complete(&s->core, &rq->core, &s->o->policy, s->now);
 		cfqx_sched_release(&s->core, &rq->core);
 	}
@@ -843,8 +850,7 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 			 * decides again, the queue runs */
 			if (e.t == s.wake_at) {
 				s.wake_at = 0;
-				if (s.stopped)
-					cfqx_sched_stopped(&s.core);
+				note_stopped(&s);
 				cfqx_sched_tick(&s.core, &s.o->policy, s.now,
 						s.wake_due);
 				run_queue_async(&s);

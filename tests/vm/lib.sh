@@ -128,22 +128,18 @@ group_lat() {
 		| "\(.[0].u) \(if $n > 0 then (map(.l) | add) / $n / 1000 | floor else 0 end) \(if $n > 0 then (map(.t) | add) / $n / 1000 | floor else 0 end)"' "$1"
 }
 
-# cpu_busy "CPU LINE": the guest CPUs' busy share (%) since that
-# /proc/stat "cpu" line (iowait counts as idle).  A mix that keeps them
-# near 100% is bound by the guest CPU, not the device.
-cpu_busy() {
-	echo "$1 $(head -n 1 /proc/stat)" | awk '{ n = 11
-		for (i = 2; i <= n; i++) { d = $(i + n) - $i; t += d; if (i == 5 || i == 6) idle += d }
-		printf "%.0f", t ? 100 * (t - idle) / t : 0 }'
-}
-
-# cpu_split "CPU LINE" "CTXT": where the busy share went since then (user,
-# system, irq, softirq, in % of all CPU time) and context switches.
-cpu_split() {
+# cpu_use "CPU LINE" "CTXT": the guest CPUs' busy share (%) since that
+# /proc/stat "cpu" line (iowait counts as idle), where it went (user,
+# system, irq, softirq, in % of all CPU time) and the context switches
+# since that "ctxt" count.  A mix that keeps the CPUs near 100% is bound
+# by the guest CPU, not the device.
+cpu_use() {
 	echo "$1 $(head -n 1 /proc/stat) $2 $(sed -n 's/^ctxt //p' /proc/stat)" | awk '{ n = 11
 		for (i = 2; i <= n; i++) { d[i] = $(i + n) - $i; t += d[i] }
-		printf "user %.0f%% sys %.0f%% irq %.0f%% softirq %.0f%%, %d context switches",
-			100 * (d[2] + d[3]) / t, 100 * d[4] / t, 100 * d[7] / t, 100 * d[8] / t, $(2 * n + 2) - $(2 * n + 1) }'
+		if (!t) t = 1
+		printf "%.0f%% busy (user %.0f%% sys %.0f%% irq %.0f%% softirq %.0f%%, %d context switches)",
+			100 * (t - d[5] - d[6]) / t, 100 * (d[2] + d[3]) / t, 100 * d[4] / t,
+			100 * d[7] / t, 100 * d[8] / t, $(2 * n + 2) - $(2 * n + 1) }'
 }
 
 # fair_mix MIX DEV "SCHEDS": runs tests/mixes/MIX.fio (groups by uid) on
@@ -153,7 +149,7 @@ cpu_split() {
 # MiB/s (DESIGN "Measuring fairness", by `cfqx fairness`; the capacity is
 # the most any scheduler delivered).  Non-zero when fio failed.
 fair_mix() {
-	local mix=$1 dev=$2 scheds=$3 job=/tests/mixes/$1.fio u s got t f c0 x0 busy split
+	local mix=$1 dev=$2 scheds=$3 job=/tests/mixes/$1.fio u s got t f c0 x0 use
 	local demand="" cap=0 res=""
 	export CFQX_DEV=/dev/$dev
 	set_sched $dev none
@@ -167,13 +163,12 @@ fair_mix() {
 		c0=$(head -n 1 /proc/stat)
 		x0=$(sed -n 's/^ctxt //p' /proc/stat)
 		run_fio $mix-$s "$job" || return 1
-		busy=$(cpu_busy "$c0")
-		split=$(cpu_split "$c0" "$x0")
+		use=$(cpu_use "$c0" "$x0")
 		# What cfqx learned of the device in the mix (debugfs stats).
 		[ $s = cfqx ] && say "$mix: cfqx learned: $(grep -E \
 			'^(depth|lat_min_us|capacity_kib_s|depth_full|pace_refused|paced|late_wakes|idle_hit|idle_expired|timer_armed|timer_fired|stopped_seen|kicks) ' \
 			$(schedfile $dev stats) | tr '\n' ' ')"
-		say "$mix: $s: guest CPU ${busy}% busy ($split); per group (uid lat_us cycle_us): $(group_lat $FIO_OUT/$mix-$s.json | tr '\n' ',')"
+		say "$mix: $s: guest CPU $use; per group (uid lat_us cycle_us): $(group_lat $FIO_OUT/$mix-$s.json | tr '\n' ',')"
 		got=$(group_bw $FIO_OUT/$mix-$s.json | awk '{print $2}' | tr '\n' ' ')
 		res="$res$s:$got;"
 		t=$(sum $got); [ "$t" -gt "$cap" ] && cap=$t
