@@ -78,13 +78,14 @@
  * flipping them.
  *
  * Inside a group (2.6.10): two sector-sorted queues (sync first) and two
- * FIFOs.  The next request is chosen around the end of the group's own
- * last dispatch with cfqx_choose_req() (forward, short backward seeks at
- * back_seek_penalty; long ones wait for the next sweep).  The oldest
- * expired FIFO head of any group (sync, then async) goes first, at most
- * once per fifo_batch_expire per group (2.6.10 kept that time per queue):
- * deadlines fifo_expire_sync / _async on the FIFO they name (2.6.10 as
- * shipped crossed them).
+ * FIFOs.  On a disk the next request is chosen around the end of the
+ * group's own last dispatch with cfqx_choose_req() (forward, short
+ * backward seeks at back_seek_penalty; long ones wait for the next
+ * sweep); on a device without seeks it is the oldest (group_next()).
+ * The oldest expired FIFO head of any group (sync, then async) goes
+ * first, at most once per fifo_batch_expire per group (2.6.10 kept that
+ * time per queue): deadlines fifo_expire_sync / _async on the FIFO they
+ * name (2.6.10 as shipped crossed them).
  *
  * Admission (2.6.10 may_queue): a group may hold cfqx_queue_limit()
  * requests per direction: nr_requests / busy groups within [queued,
@@ -96,7 +97,10 @@
  * the credit above (on a disk, with the switch cost), and the contended
  * depth bounds how far the device runs ahead of the order.  The FIFO
  * check looks at every group, not only the chosen one, so a deadline
- * holds whoever is being served.  "Tagged" charging per request is
+ * holds whoever is being served.  A device without seeks serves a group
+ * in arrival order, not by sector: there the sort buys nothing, and a
+ * sequential stream that refills in time would hold the group's other
+ * streams to their deadlines.  "Tagged" charging per request is
  * replaced by the exclusive-time charge, which splits a queueing device's
  * busy time exactly between its completions.
  *
@@ -575,15 +579,21 @@ u32 cfqx_sched_depth(const struct cfqx_sched *s, const struct cfqx_policy *p)
 }
 
 /*
- * The group's next request around the end of its own last dispatch
- * (cfq_choose_req).  2.6.10 swept from the device's last sector; with
- * other groups' dispatches in between, that position lies in their
+ * The group's next request.  On a disk, around the end of its own last
+ * dispatch (cfq_choose_req).  2.6.10 swept from the device's last sector;
+ * with other groups' dispatches in between, that position lies in their
  * regions, every request of this group is "wrapped" there and the lowest
  * always wins, so its highest requests wait for the FIFO, one per batch,
  * and wait on without bound.  The group's own position keeps its sweep
- * one-way: every request it holds is reached within one sweep.
+ * one-way.  A sequential stream that sends its next request before the
+ * group's next turn still keeps the sweep on it, and the group's other
+ * streams wait for their FIFO deadline: on a disk that is the price of
+ * streaming without seeks.  A device without seeks gains nothing from the
+ * sweep, so there the group's requests go in arrival order (its FIFO) and
+ * its streams take turns.
  */
-static struct cfqx_sched_rq *group_next(struct cfqx_sched_group *g,
+static struct cfqx_sched_rq *group_next(const struct cfqx_sched *s,
+					struct cfqx_sched_group *g,
 					const struct cfqx_policy *p)
 {
 	int dir = g->queued[CFQX_SCHED_SYNC] ? CFQX_SCHED_SYNC :
@@ -592,6 +602,8 @@ static struct cfqx_sched_rq *group_next(struct cfqx_sched_group *g,
 	struct cfqx_sched_rq *ceil = NULL, *floor = NULL, *lowest, *best;
 	u64 last = g->last_sector, back = cfqx_back_max_sectors(p);
 
+	if (!s->dev.rotational)
+		return container_of_rq(g->fifo[dir].next, fifo);
 	/* Ascending list: floor is the last below last, ceil the first at
 	 * or above it (from the tail, the common sequential case is near). */
 	for (at = head->prev; at != head; at = at->prev) {
@@ -987,7 +999,7 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 	if (r)
 		s->st.fifo_expired++;
 	else
-		r = group_next(g, p);
+		r = group_next(s, g, p);
 out:
 	mark_dispatched(s, r, now);
 	refresh(s, p, now);

@@ -52,14 +52,26 @@ struct rig {
 	u64 now;
 };
 
-static void rig_init(struct rig *t, u32 tags)
+static void rig_init_dev(struct rig *t, u32 tags, bool rotational)
 {
 	const struct cfqx_policy p = CFQX_POLICY_DEFAULT;
-	const struct cfqx_sched_device d = { .tags = tags };
+	const struct cfqx_sched_device d = { .tags = tags,
+					     .rotational = rotational };
 
 	t->p = p;
 	cfqx_sched_init(&t->s, &d);
 	t->now = T0;
+}
+
+static void rig_init(struct rig *t, u32 tags)
+{
+	rig_init_dev(t, tags, false);
+}
+
+/* A disk: the order inside a group is by sector (a seek costs). */
+static void rig_init_disk(struct rig *t, u32 tags)
+{
+	rig_init_dev(t, tags, true);
 }
 
 /* What the elevator's prepare + insert do.  Sync requests are reads. */
@@ -444,7 +456,7 @@ Test(sched_book, find_and_neighbours)
 	struct cfqx_sched_rq r100, r200, r300, w100, *x;
 	struct rig t;
 
-	rig_init(&t, 64);
+	rig_init_disk(&t, 64);
 	cfqx_sched_group_init(&a);
 	rq_add(&t, &r300, &a, 300, 8, true);
 	rq_add(&t, &r100, &a, 100, 8, true);
@@ -574,6 +586,52 @@ static void queue_after(struct rig *t, struct cfqx_sched_group *g,
 	rq_done(t, seed);
 }
 
+/*
+ * Without seeks a group's requests go in arrival order.  Four one-deep
+ * sequential readers share a group; each sends its next request, right
+ * after its last one, as soon as that completes.  Swept by sector, the
+ * reader just served is always next (its new request starts where the
+ * sweep stands) and the other three wait for their FIFO deadline; in
+ * arrival order they take turns.
+ */
+Test(sched_order, arrival_order_without_seeks)
+{
+	enum { READERS = 4, ROUNDS = 25 };
+	struct cfqx_sched_rq r[READERS];
+	struct cfqx_sched_group g;
+	u64 at[READERS], asked[READERS];
+	int served[READERS] = { 0 }, i, k;
+	struct rig t;
+
+	rig_init(&t, 64);
+	t.p.max_depth = 1;
+	cfqx_sched_group_init(&g);
+	for (i = 0; i < READERS; i++) {
+		at[i] = (u64)(i + 1) << 24;
+		asked[i] = t.now;
+		rq_add(&t, &r[i], &g, at[i], 8, true);
+	}
+	for (k = 0; k < READERS * ROUNDS; k++) {
+		struct cfqx_sched_rq *x = rq_next(&t, NULL);
+
+		cr_assert_not_null(x);
+		i = (int)(x - r);
+		cr_assert_eq(i, k % READERS, "dispatch %d went to reader %d", k,
+			     i);
+		cr_assert_leq(t.now - asked[i], READERS * 100 * US,
+			      "reader %d waited %llu us", i,
+			      (unsigned long long)(t.now - asked[i]) / US);
+		served[i]++;
+		t.now += 100 * US;
+		rq_done(&t, x);
+		at[i] += 8;
+		asked[i] = t.now;
+		rq_add(&t, &r[i], &g, at[i], 8, true);
+	}
+	for (i = 0; i < READERS; i++)
+		cr_assert_eq(served[i], ROUNDS);
+}
+
 Test(sched_order, one_way_elevator_with_short_back_seeks)
 {
 	const u64 A = 1000000;
@@ -589,7 +647,7 @@ Test(sched_order, one_way_elevator_with_short_back_seeks)
 		struct cfqx_sched_rq seed, r[4];
 		struct rig t;
 
-		rig_init(&t, 64);
+		rig_init_disk(&t, 64);
 		t.p.max_depth = depths[d];
 		cr_assert_eq(t.p.back_seek_max, 16384);
 		cr_assert_eq(t.p.back_seek_penalty, 2);
@@ -611,7 +669,7 @@ Test(sched_order, wrapped_lowest_first_and_ties_go_up)
 		const u64 at[2] = { A - 40000, A - 50000 };
 		const u64 want[2] = { A - 50000, A - 40000 };
 
-		rig_init(&t, 64);
+		rig_init_disk(&t, 64);
 		cfqx_sched_group_init(&g);
 		queue_after(&t, &g, &seed, r, at, 2, A);
 		expect_order(&t, want, 2);
@@ -621,7 +679,7 @@ Test(sched_order, wrapped_lowest_first_and_ties_go_up)
 		const u64 at[2] = { A - 10, A + 20 };
 		const u64 want[2] = { A + 20, A - 10 };
 
-		rig_init(&t, 64);
+		rig_init_disk(&t, 64);
 		cfqx_sched_group_init(&g);
 		queue_after(&t, &g, &seed, r, at, 2, A);
 		expect_order(&t, want, 2);
@@ -631,7 +689,7 @@ Test(sched_order, wrapped_lowest_first_and_ties_go_up)
 		const u64 at[2] = { A + 20, A - 10 };
 		const u64 want[2] = { A - 10, A + 20 };
 
-		rig_init(&t, 64);
+		rig_init_disk(&t, 64);
 		t.p.back_seek_penalty = 1;
 		cfqx_sched_group_init(&g);
 		queue_after(&t, &g, &seed, r, at, 2, A);
@@ -642,7 +700,7 @@ Test(sched_order, wrapped_lowest_first_and_ties_go_up)
 		const u64 at[3] = { A - 8, A + 5000, A - 16 };
 		const u64 want[3] = { A + 5000, A - 16, A - 8 };
 
-		rig_init(&t, 64);
+		rig_init_disk(&t, 64);
 		t.p.back_seek_max = 0;
 		cfqx_sched_group_init(&g);
 		queue_after(&t, &g, &seed, r, at, 3, A);
@@ -737,7 +795,7 @@ Test(sched_fifo, expired_head_first_once_per_batch)
 	struct rig t;
 	int k, fifo_dispatches = 0;
 
-	rig_init(&t, 64);
+	rig_init_disk(&t, 64);
 	t.p.max_depth = 1;
 	cfqx_sched_group_init(&g);
 	/* last = base: a stream from there always has distance 0. */

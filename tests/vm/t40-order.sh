@@ -1,5 +1,6 @@
-# Ordering: the small backward-seek rule.  With one request at a time in
-# the device (max_depth 1) and slow completions, a first read at sector A
+# Ordering: the small backward-seek rule, on a null_blk that says it is a
+# disk.  With one request at a time in the device (max_depth 1) and slow
+# completions, a first read at sector A
 # holds the device while four more reads queue in one group.  From the end
 # of A (last = A + 8) cfqx must issue: A-56 (8 KiB... back 64 sectors,
 # penalised x2 = 128, beats the forward 200), then A+208, then the far
@@ -16,6 +17,9 @@ T=/sys/kernel/tracing
 [ -d $T/events/block ] || { notok "tracefs block events missing"; exit 1; }
 dev=$(nullb_create nborder queue_mode=2 irqmode=2 completion_nsec=2000000000 \
 	hw_queue_depth=64 size=4096 blocksize=4096 memory_backed=0) || exit 1
+# The sector order is a disk's (a device without seeks serves a group in
+# arrival order): cfqx reads this when it is set up.
+echo 1 > /sys/block/$dev/queue/rotational
 set_sched $dev cfqx
 echo 1 > $(iosched $dev max_depth)
 echo 0 > $(iosched $dev slice_idle)
