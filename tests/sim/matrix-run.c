@@ -6,8 +6,10 @@
  * same code `cfqx sim` uses, against the issue's targets: max-min Jain
  * >= 0.95, worst x >= 0.8, total >= 95% of fifo's, the sync readers'
  * (one-deep groups') maximum read latency <= fifo_expire_sync + one
- * round, and no stall.
+ * round, and no stall; and on the ssd model, whether any scheduler could
+ * meet the worst-share and total targets at once (sim_ssd_need()).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "matrix.h"
 
@@ -41,6 +43,45 @@ static double max_sync_read_ms(const struct sim_res *r)
 		if (r->g[g].max_depth == 1 && r->g[g].sync_read_lat_max > m)
 			m = r->g[g].sync_read_lat_max;
 	return (double)m / 1e6;
+}
+
+double sim_ssd_need(const struct sim_devcfg *dev, const struct sim_solo *solo,
+		    double fifo_bw)
+{
+	int g, n = solo->ngroups;
+	double *demand, *cost, *fair, total, least = -1, floor = 0, need = 0;
+
+	if (dev->model != SIM_SSD || n <= 0 || !dev->channels)
+		return 0;
+	demand = calloc(n, sizeof(*demand));
+	cost = calloc(n, sizeof(*cost));
+	fair = calloc(n, sizeof(*fair));
+	if (!demand || !cost || !fair)
+		goto out;
+	for (g = 0; g < n; g++) {
+		if (!solo->bytes[g] || !solo->window_ns[g])
+			goto out;	/* a group that did nothing alone */
+		demand[g] = (double)solo->bytes[g] * 1e9 /
+			(double)solo->window_ns[g];
+		cost[g] = (double)solo->dev_ns[g] / 1e9 /
+			(double)solo->bytes[g];	/* channel s per byte */
+		if (least < 0 || cost[g] < least)
+			least = cost[g];
+	}
+	total = SIM_T_TOTAL * fifo_bw;
+	cfqx_waterfill(n, demand, total, fair);
+	for (g = 0; g < n; g++) {
+		need += SIM_T_WORST * fair[g] * cost[g];
+		floor += SIM_T_WORST * fair[g];
+	}
+	if (total > floor)
+		need += (total - floor) * least;
+	need /= dev->channels;
+out:
+	free(demand);
+	free(cost);
+	free(fair);
+	return need;
 }
 
 void sim_verdict_run(const struct sim_scenario *sc, const char *path,
@@ -90,6 +131,7 @@ void sim_verdict_run(const struct sim_scenario *sc, const char *path,
 	v->lat_bound_ms = (double)o.policy.fifo_expire_sync +
 		(double)sim_round_ns(&o.dev, &o.policy, &ec.run) / 1e6;
 	v->stalls = ec.run.stalls;
+	v->need = sim_ssd_need(&o.dev, &solo, ef.total_bw);
 	v->pass = v->maxmin >= SIM_T_MAXMIN && v->worst >= SIM_T_WORST &&
 		v->total_ratio >= SIM_T_TOTAL && v->lat_ms <= v->lat_bound_ms &&
 		!v->stalls;

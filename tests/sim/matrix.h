@@ -47,6 +47,7 @@ struct sim_verdict {
 	double cfqx_mib_s, fifo_mib_s;
 	double lat_ms, lat_bound_ms;	/* cfqx sync reads' max, and bound */
 	sim_u64 stalls;
+	double need;			/* ssd: sim_ssd_need(); 0 elsewhere */
 	bool pass;
 	char error[1024];		/* set when the run itself failed */
 };
@@ -58,6 +59,19 @@ struct sim_verdict {
  */
 sim_u64 sim_round_ns(const struct sim_devcfg *dev,
 		     const struct cfqx_policy *pol, const struct sim_res *r);
+
+/*
+ * On the ssd model a request's channel time follows from its size and
+ * alignment alone, whatever the order, so a group's channel time per
+ * byte is what it spent alone.  Any schedule that meets the worst-share
+ * and total targets delivers at least T = SIM_T_TOTAL x @fifo_bw, each
+ * group at least SIM_T_WORST of its fair share of T, and the rest of T
+ * at best at the cheapest group's cost.  Returns that channel time over
+ * the channels' (each serves one second per second): above 1, no
+ * scheduler meets both targets.  0 when the demands are unknown.
+ */
+double sim_ssd_need(const struct sim_devcfg *dev, const struct sim_solo *solo,
+		    double fifo_bw);
 
 /* Run the job file at @path as scenario @sc says; fills @v. */
 void sim_verdict_run(const struct sim_scenario *sc, const char *path,

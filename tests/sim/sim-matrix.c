@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 	f = fopen(tsv, "w");
 	if (!f)
 		return 1;
-	fprintf(f, "index\tname\tdevice\tpolicy\tgroups\tmaxmin_jain\tworst_share\ttotal_ratio\tcfqx_mib_s\tfifo_mib_s\tfifo_maxmin_jain\tfifo_worst_share\tsync_lat_ms\tlat_ratio\tlat_bound_ms\tstalls\tpass\n");
+	fprintf(f, "index\tname\tdevice\tpolicy\tgroups\tmaxmin_jain\tworst_share\ttotal_ratio\tcfqx_mib_s\tfifo_mib_s\tfifo_maxmin_jain\tfifo_worst_share\tsync_lat_ms\tlat_ratio\tlat_bound_ms\tstalls\tpass\tssd_need\n");
 	for (i = 0; i < got; i++) {
 		struct sim_scenario sc;
 
@@ -265,14 +265,14 @@ int main(int argc, char **argv)
 			errors++;
 		else if (!v[i].pass)
 			fails++;
-		fprintf(f, "%d\t%s\t%s\t%s\t%d\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%.4f\t%.4f\t%.2f\t%.4f\t%.2f\t%llu\t%d\n",
+		fprintf(f, "%d\t%s\t%s\t%s\t%d\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%.4f\t%.4f\t%.2f\t%.4f\t%.2f\t%llu\t%d\t%.3f\n",
 			v[i].index, sc.name, sc.devspec,
 			cfqx_group_by_names[sc.group_by], sc.ngroups, v[i].maxmin,
 			v[i].worst, v[i].total_ratio, v[i].cfqx_mib_s,
 			v[i].fifo_mib_s, v[i].fifo_maxmin, v[i].fifo_worst,
 			v[i].lat_ms, v[i].lat_bound_ms > 0 ?
 			v[i].lat_ms / v[i].lat_bound_ms : 0, v[i].lat_bound_ms,
-			(unsigned long long)v[i].stalls, v[i].pass);
+			(unsigned long long)v[i].stalls, v[i].pass, v[i].need);
 		sim_scenario_free(&sc);
 	}
 	if (fclose(f))
@@ -308,6 +308,10 @@ int main(int argc, char **argv)
 	}
 	printf("  %d of %d scenarios meet every target; %d miss one, %d failed to run\n",
 	       got - fails - errors, got, fails, errors);
+	for (i = 0, k = 0; i < got; i++)
+		k += v[i].need > 1;
+	printf("  %d of the misses cannot be met by any scheduler: on the ssd model the worst-share and total targets together need more channel time than the channels have (ssd_need > 1)\n",
+	       k);
 	for (i = 0; i < got; i++) {
 		struct sim_scenario sc;
 
@@ -318,7 +322,7 @@ int main(int argc, char **argv)
 		if (v[i].error[0])
 			printf("  ERROR %s: %s\n", sc.name, v[i].error);
 		else
-			printf("  FAIL %-24s maxmin %.3f%s worst %.3f%s total %.3f%s lat %.0f/%.0f ms%s%s  (%s)\n",
+			printf("  FAIL %-24s maxmin %.3f%s worst %.3f%s total %.3f%s lat %.0f/%.0f ms%s%s%s  (%s)\n",
 			       sc.name, v[i].maxmin,
 			       v[i].maxmin < SIM_T_MAXMIN ? "*" : "",
 			       v[i].worst, v[i].worst < SIM_T_WORST ? "*" : "",
@@ -326,7 +330,8 @@ int main(int argc, char **argv)
 			       v[i].total_ratio < SIM_T_TOTAL ? "*" : "",
 			       v[i].lat_ms, v[i].lat_bound_ms,
 			       v[i].lat_ms > v[i].lat_bound_ms ? "*" : "",
-			       v[i].stalls ? " STALL" : "", sc.devspec);
+			       v[i].stalls ? " STALL" : "",
+			       v[i].need > 1 ? " infeasible" : "", sc.devspec);
 		sim_scenario_free(&sc);
 	}
 	if (got != (a.only >= 0 ? 1 : n)) {

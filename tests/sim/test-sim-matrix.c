@@ -5,8 +5,9 @@
  * readers with think time 0-5 ms; 4 KiB-1 MiB; sequential and random;
  * reads and writes; every key; every model), every scenario is a job file
  * the parser accepts, its key decides its groups (another key would group
- * it differently), it is the same for the same seed, and a scenario's
- * verdict comes out of a run with sane figures.
+ * it differently), it is the same for the same seed, a scenario's
+ * verdict comes out of a run with sane figures, and the ssd feasibility
+ * bound is what its definition says and never below a run that met it.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -138,6 +139,52 @@ Test(simmatrix, verdicts, .timeout = 120)
 			     v.worst >= SIM_T_WORST &&
 			     v.total_ratio >= SIM_T_TOTAL &&
 			     v.lat_ms <= v.lat_bound_ms && !v.stalls);
+		/* The bound is a necessary condition: a run that meets both
+		 * targets proves them feasible. */
+		cr_expect((sc.dev.model == SIM_SSD) == (v.need > 0), "%f", v.need);
+		if (v.worst >= SIM_T_WORST && v.total_ratio >= SIM_T_TOTAL)
+			cr_expect_leq(v.need, 1.0);
+		if (v.fifo_worst >= SIM_T_WORST)
+			cr_expect_leq(v.need, 1.0);
 		sim_scenario_free(&sc);
 	}
+}
+
+/*
+ * The ssd bound by hand, on 8 channels: group a alone delivers 2 GB/s at
+ * 4 ns of channel time per byte, b at 10.  fifo's total is 2 GB/s, so
+ * T = 1.9 GB/s; b's fair share is its demand, a takes the rest; 0.8 of
+ * each, and the last 0.2 of T at a's cost.
+ */
+Test(simmatrix, ssd_need_by_hand)
+{
+	struct sim_devcfg dev = { .model = SIM_SSD, .channels = 8 };
+	sim_u64 bytes[2] = { 2000000000ULL, 0 }, dev_ns[2] = { 8000000000ULL, 0 };
+	sim_u64 window[2] = { 1000000000ULL, 1000000000ULL };
+	struct sim_solo solo = { 2, bytes, dev_ns, window };
+	const struct {
+		sim_u64 b_bytes;
+		double need;
+	} c[] = {
+		/* b 600 MB/s: 0.8 (600 x 10 + 1300 x 4) + 380 x 4, in ms */
+		{ 600000000ULL, (0.8 * (6000 + 5200) + 1520) / 8000 },
+		/* b 100 MB/s: (0.8 (1000 + 7200) + 1520) / 8000, still > 1 */
+		{ 100000000ULL, (0.8 * (1000 + 7200) + 1520) / 8000 },
+		/* b 50 MB/s: fits */
+		{ 50000000ULL, (0.8 * (500 + 7400) + 1520) / 8000 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		bytes[1] = c[i].b_bytes;
+		dev_ns[1] = c[i].b_bytes * 10;
+		cr_expect_float_eq(sim_ssd_need(&dev, &solo, 2e9), c[i].need,
+				   1e-9, "case %zu: %f", i,
+				   sim_ssd_need(&dev, &solo, 2e9));
+	}
+	cr_expect_gt(c[1].need, 1.0);
+	cr_expect_lt(c[2].need, 1.0);
+	/* Other models: no bound. */
+	dev.model = SIM_NULLB;
+	cr_expect_eq(sim_ssd_need(&dev, &solo, 2e9), 0);
 }
