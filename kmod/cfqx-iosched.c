@@ -24,6 +24,7 @@
  * drop) or the core's pace lets the next request go (armed from a refused
  * dispatch, an insert or a completion); a completion that releases work
  * the core held (the contended depth has room again) runs the queue.
+ * Both runs go to kblockd on the CPU that asks (cfqx_run_work_fn()).
  * Completions while it still holds (for time: the pace, an anticipation
  * window; or for the order) do not: the run, a kblockd round trip, would
  * find nothing to dispatch.  An insert, a completion or the timer that
@@ -320,7 +321,7 @@ static void cfqx_finish_request(struct request *rq)
 	cfqx_sched_release(&cd->sched, srq);
 	cfqx_arm_wake(cd);
 	/* This completion released work the core held: run the queue (from
-	 * kblockd, after blk-mq frees this request's tags). */
+	 * kblockd on this CPU, after blk-mq frees this request's tags). */
 	if (kick)
 		cd->st.kicks++;
 	spin_unlock_irqrestore(&cd->lock, flags);
@@ -330,8 +331,8 @@ static void cfqx_finish_request(struct request *rq)
 		put_io_context(rq->elv.icq->ioc);
 		rq->elv.icq = NULL;
 	}
-	if (kick && hctx)
-		blk_mq_run_hw_queue(hctx, true);
+	if (kick)
+		kblockd_schedule_work(&cd->run_work);
 }
 
 static void cfqx_requeue_request(struct request *rq)
@@ -421,8 +422,23 @@ static enum hrtimer_restart cfqx_idle_timer_fn(struct hrtimer *t)
 	 * re-queues the timer; NORESTART then leaves it queued). */
 	cfqx_arm_wake(cd);
 	spin_unlock_irqrestore(&cd->lock, flags);
-	blk_mq_run_hw_queues(cd->q, true);
+	kblockd_schedule_work(&cd->run_work);
 	return HRTIMER_NORESTART;
+}
+
+/*
+ * The queue runs that the core's releases ask for (the timer, a
+ * completion that released held work) run on the CPU that asked, in
+ * kblockd.  blk-mq's own asynchronous run picks the hardware queue's CPUs
+ * in turn, and on a busy host (a VM whose vCPUs the host deschedules) a
+ * run sent to another CPU waits until that CPU runs again, with the
+ * device idle and the work it was to release held.
+ */
+static void cfqx_run_work_fn(struct work_struct *work)
+{
+	struct cfqx_data *cd = container_of(work, struct cfqx_data, run_work);
+
+	blk_mq_run_hw_queues(cd->q, false);
 }
 
 static struct request *cfqx_dispatch_request(struct blk_mq_hw_ctx *hctx)
@@ -686,6 +702,7 @@ static int cfqx_init_sched(struct request_queue *q, struct elevator_type *e)
 	cfqx_sched_init(&cd->sched, &dev);
 	hrtimer_init(&cd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	cd->idle_timer.function = cfqx_idle_timer_fn;
+	INIT_WORK(&cd->run_work, cfqx_run_work_fn);
 	eq->elevator_data = cd;
 
 	/* One elevator-wide order across hardware queues. */
@@ -703,6 +720,7 @@ static void cfqx_exit_sched(struct elevator_queue *e)
 	int bkt;
 
 	hrtimer_cancel(&cd->idle_timer);
+	cancel_work_sync(&cd->run_work);
 	cfqx_detach_map(cd);
 	spin_lock_irqsave(&cd->lock, flags);
 	WARN_ON_ONCE(cd->sched.nr_queued || !list_empty(&cd->bypass));

@@ -31,6 +31,7 @@
 #include <linux/hashtable.h>
 #include <linux/hrtimer.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include <cfqx/cfq.h>
 #include "elevator.h"
@@ -81,6 +82,7 @@ struct cfqx_data {
 	struct list_head bypass;	/* flushes, passthrough: as they come */
 	u64 armed_until;		/* idle timer expiry (0: not armed) */
 	struct hrtimer idle_timer;
+	struct work_struct run_work;	/* a queue run on this CPU's kblockd */
 	struct cfqx_glue_stats st;
 };
 

@@ -5,7 +5,8 @@
 # verdict.  The guest prints "CFQX-VM-VERDICT: PASS" or "... FAIL <rc>" on
 # the serial console; no verdict (boot failure, panic, hang past the
 # timeout) is a failure with the console's tail shown.  CFQX_VM_TESTS
-# ("t10 t60") runs only those in-guest tests.  Boots of one build tree
+# ("t10 t60") runs only those in-guest tests; CFQX_VM_SMP sets the
+# guest's vCPUs (default 2, for diagnosis).  Boots of one build tree
 # take turns (build/vm/.qemu.lock): two TCG guests on a small host skew
 # each other's timing.
 # The "cost" suite (make bench-sched's per-request cost) runs
@@ -36,7 +37,7 @@ done
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "vm: qemu-system-x86_64 missing (apt-get install qemu-system-x86)" >&2; exit 1; }
 
-cpus="-smp 2" timing=
+cpus="-smp ${CFQX_VM_SMP:-2}" timing=
 [ "$suite" = cost ] && cpus="-smp 1 -icount shift=0" timing=", instruction-timed"
 
 exec 9>"$root_dir/build/vm/.qemu.lock"
