@@ -258,11 +258,17 @@ tsan)
 	# interrupting the notifier's write) and its counts.
 	stall_fifo "$STATE/stall"
 	"$BIN/evpipe-tsan" --maps "$MAPS" --json "$STATE/stall" \
+		--counters "$STATE/live-stall.json" \
 		--fifo-size 4096 > "$STATE/stall.json" 3<&- &
 	ppid=$!
 	on_exit "kill $ppid"
 	"$BIN/cfqx-storm" --maps "$MAPS" --fill --events 100000 --per-trigger 64 \
 		> "$STATE/s-stall.json"
+	# SIGTERM once the reader has waited for the kfifo: the pipe is full
+	# and the notifier blocked in its write (a SIGTERM before that found
+	# too few lines to fill the pipe, and none failed).
+	wait_json "$STATE/live-stall.json" '.kfifo_waits > 0' 60 ||
+		{ echo "FAIL: stalled: no wait for the kfifo in 60 s with the sink blocked"; exit 1; }
 	kill -TERM $ppid
 	wait $ppid
 	eq "stalled: evpipe-tsan exit status (66 = data race)" $? 0
