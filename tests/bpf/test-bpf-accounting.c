@@ -1916,16 +1916,8 @@ static void phase_reap(void)
 	load("tgid");
 	unpin_prog(what, "cfqx_rq_complete");
 	start_worker(0);
-	/* Rounds until one ends unseen: a request the program still saw
-	 * completes as usual (done), and is counted so. */
-	for (rounds = 0, lost = 0; !lost && rounds < 5; rounds++) {
-		round_all(1);
-		if (kernel_is_rt())
-			break;
-		free_stats(worker0_idle(what, &g, &lost, &done));
-	}
-	rqs = workers[0].wrqs + workers[0].rrqs;
 	if (kernel_is_rt()) {
+		round_all(1);
 		root = stats_json();
 		check(jnum(jget(root, "counters"), "no_reaper") == 1,
 		      "%s: PREEMPT_RT has no bpf_timer, yet no_reaper is %llu",
@@ -1936,7 +1928,15 @@ static void phase_reap(void)
 		printf("skip: reap phase (PREEMPT_RT refuses bpf_timer: no reaper, no_reaper 1)\n");
 		return;
 	}
-	root = worker0_idle(what, &g, &lost, &done);
+	/* Rounds until one ends unseen: a request the program still saw
+	 * completes as usual (done), and is counted so.  The last round's
+	 * stats are the ones checked. */
+	for (root = NULL, rounds = 0, lost = 0; !lost && rounds < 5; rounds++) {
+		free_stats(root);
+		round_all(1);
+		root = worker0_idle(what, &g, &lost, &done);
+	}
+	rqs = workers[0].wrqs + workers[0].rrqs;
 	stale = jnum(jget(root, "counters"), "stale_retired");
 	check(g && lost && lost + done == rqs && stale == lost,
 	      "%s: %llu requests, the completion program gone: group %s, lost %llu, completed %llu, stale_retired %llu",
@@ -1986,13 +1986,14 @@ static void phase_orphan(void)
 		printf("skip: orphan phase (PREEMPT_RT refuses bpf_timer: no reaper)\n");
 		return;
 	}
-	/* Rounds until one leaves orphans (see unpin_prog()). */
-	for (rounds = 0, lost = 0; !lost && rounds < 5; rounds++) {
+	/* Rounds until one leaves orphans (see unpin_prog()); the last
+	 * round's stats are the ones checked. */
+	for (root = NULL, rounds = 0, lost = 0; !lost && rounds < 5; rounds++) {
+		free_stats(root);
 		round_all(1);
-		free_stats(worker0_idle(what, &g, &lost, &done));
+		root = worker0_idle(what, &g, &lost, &done);
 	}
 	rqs = workers[0].wrqs + workers[0].rrqs - first;
-	root = worker0_idle(what, &g, &lost, &done);
 	stale = jnum(jget(root, "counters"), "stale_retired");
 	full = jnum(jget(root, "counters"), "bios_full") - full0;
 	/* Every request is retired, or was never pending: its record could
