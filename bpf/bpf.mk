@@ -18,4 +18,16 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o | deps
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL_GEN) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
-ALL += $(BPF_OBJS) $(BPF_SKELS)
+# The object `cfqx load` embeds: the same source with the block_io_start
+# program added (CFQX_IO_START_HOOK), which the loader turns on or off
+# from the running kernel's BTF.  build/cfqx.bpf.o, the one bpftool loads
+# and attaches whole (autoattach), has no program a 6.1 kernel lacks.
+$(BUILD)/cfqx-cmd.bpf.o: $(ROOT)/bpf/cfqx.bpf.c $(BPF_HDRS) $(VMLINUX) | deps $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DCFQX_IO_START_HOOK -c $< -o $@
+
+$(BUILD)/cfqx.skel.h: $(BUILD)/cfqx-cmd.bpf.o | deps
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL_GEN) gen skeleton $< name cfqx_bpf > $@
+
+ALL += $(BPF_OBJS) $(BPF_SKELS) $(BUILD)/cfqx-cmd.bpf.o

@@ -8,14 +8,17 @@
  * Only tp_btf hooks whose prototypes are the same on 6.1 and today's
  * kernels: block_getrq, block_bio_{back,front}merge (struct bio *),
  * block_rq_{merge,issue,requeue} (struct request *), block_rq_complete
- * (struct request *, blk_status_t, unsigned int).  The programs are
- * defined (and attached, by cfqx load and by bpftool's autoattach, which
- * go in object order) completion first and getrq last: a request whose
- * getrq was seen is then always seen issued and completed, and requests
- * that started before the load are untracked (counted), never left
- * pending.
+ * (struct request *, blk_status_t, unsigned int); and, in the object
+ * `cfqx load` embeds, block_io_start (struct request *, 6.5+), chosen at
+ * load time from BTF.  The programs are defined (and attached, by cfqx
+ * load and by bpftool's autoattach, which go in object order) completion
+ * first and the start hook last: a request whose start was seen is then
+ * always seen issued and completed, and requests that started before the
+ * load are untracked (counted), never left pending.
  *
- * Lifecycle of one request:
+ * Lifecycle of one request (started at getrq; with block_io_start the
+ * record is the request's from its start, in state STARTED, issue finds
+ * it by the request and nothing walks bios):
  *   getrq       a bio starts a new request, in the submitter's context:
  *               classify it by the live policy (a switch applies to the
  *               next request), remember it as the request's creator; its
@@ -116,6 +119,15 @@ const volatile __u64 recycle_age_ns = 300 * CFQX_NSEC_PER_SEC;
  * where cfqx could see it, is retired by the reaper (`cfqx load
  * --orphan-age`). */
 const volatile __u64 orphan_age_ns = CFQX_DEF_ORPHAN_AGE_S * CFQX_NSEC_PER_SEC;
+/*
+ * Which hook starts a request's record (`cfqx load` sets it from BTF, or
+ * from --start-hook): 0, getrq (a creator record under the bio, carried
+ * to the request at issue; every kernel, and bpftool's load); 1,
+ * block_io_start (6.5+: the record is the request's from the start, in
+ * the submitter's context, so issue finds it by the request and there is
+ * no bio hop).  A constant: the verifier drops the other hook's paths.
+ */
+const volatile __u32 start_at_io_start = 0;
 
 /*
  * Open-addressed by cfqx_group_hash() of the key (kept in the value):
@@ -268,6 +280,8 @@ struct {
 
 #define RQ_ISSUED	1
 #define RQ_REQUEUED	2
+#define RQ_STARTED	3	/* block_io_start seen, not issued yet */
+#define RQ_REAPED	4	/* STARTED, being retired by age */
 
 struct rq_rec {
 	struct cfqx_group_key key;
@@ -281,8 +295,11 @@ struct rq_rec {
 				 * request idle (0: not seen idle) */
 };
 
+/* As BIO_SLOT_CLAIMED: a request slot being written. */
+#define RQ_SLOT_CLAIMED	1
+
 struct rq_slot {
-	__u64 rq;		/* owner; 0 = free */
+	__u64 rq;		/* owner; 0 = free, RQ_SLOT_CLAIMED */
 	struct rq_rec rec;
 };
 
@@ -312,7 +329,7 @@ struct cfqx_ratelimit policy_rl;	/* policy events have no group */
  * up once per run and hands it down.
  */
 enum prog_slot {
-	P_COMPLETE, P_REQUEUE, P_RQ_MERGE, P_ISSUE, P_GETRQ, P_BIO_MERGE, P_NR,
+	P_COMPLETE, P_REQUEUE, P_RQ_MERGE, P_ISSUE, P_START, P_BIO_MERGE, P_NR,
 };
 
 typedef struct cfqx_policy policy_words __attribute__((aligned(8)));
@@ -1164,9 +1181,11 @@ static __always_inline int rq_store(__u64 rq, struct rq_rec *rec)
 	long err;
 
 	if (s) {
-		old = __sync_val_compare_and_swap(&s->rq, 0, rq);
+		/* published only once written: the reaper reads slots */
+		old = __sync_val_compare_and_swap(&s->rq, 0, RQ_SLOT_CLAIMED);
 		if (old == 0) {
 			s->rec = *rec;
+			__sync_val_compare_and_swap(&s->rq, RQ_SLOT_CLAIMED, rq);
 			return 0;
 		}
 		if (old == rq)
@@ -1214,7 +1233,9 @@ static __always_inline void drop_stale(__u64 rkey, __u64 now,
 		return;
 	copy = *old;
 	if (rq_forget(rkey))
-		retire(copy.gidx, copy.dslot, &copy.key, true, now, ps);
+		retire(copy.gidx, copy.dslot, &copy.key,
+		       copy.state != RQ_STARTED && copy.state != RQ_REAPED,
+		       now, ps);
 }
 
 /*
@@ -1427,22 +1448,43 @@ static __always_inline bool reap_due(__u64 rq, struct rq_rec *rec,
 	return rec->idle_seen < w->walk;
 }
 
+/*
+ * Is @rec a record from block_io_start, never issued, older than the
+ * orphan age?  Claimed by its state (STARTED -> REAPED) against the issue
+ * (STARTED -> ISSUED); whoever then removes the record closes it.
+ */
+static __always_inline bool reap_started(struct rq_rec *rec,
+					 const struct reap_walk *w)
+{
+	return start_at_io_start && rec->state == RQ_STARTED &&
+		w->now >= rec->submit_ns + orphan_age_ns &&
+		__sync_val_compare_and_swap(&rec->state, RQ_STARTED,
+					    RQ_REAPED) == RQ_STARTED;
+}
+
 static long reap_slot(__u64 i, void *arg)
 {
 	struct reap_walk *w = arg;
 	__u32 idx = i;
 	struct rq_slot *s = bpf_map_lookup_elem(&rqslots, &idx);
 	struct rq_rec copy;
+	bool issued;
 	__u64 rq;
 
 	if (!s)
 		return 1;
 	rq = s->rq;
-	if (!rq || !reap_due(rq, &s->rec, w))
+	if (rq <= RQ_SLOT_CLAIMED)
+		return 0;
+	if (reap_started(&s->rec, w))
+		issued = false;
+	else if (reap_due(rq, &s->rec, w))
+		issued = true;
+	else
 		return 0;
 	copy = s->rec;
 	if (__sync_val_compare_and_swap(&s->rq, rq, 0) == rq)
-		retire(copy.gidx, copy.dslot, &copy.key, true, w->now, NULL);
+		retire(copy.gidx, copy.dslot, &copy.key, issued, w->now, NULL);
 	return 0;
 }
 
@@ -1450,12 +1492,17 @@ static long reap_hashed(struct bpf_map *map, __u64 *rq, struct rq_rec *rec,
 			struct reap_walk *w)
 {
 	struct rq_rec copy;
+	bool issued;
 
-	if (!reap_due(*rq, rec, w))
+	if (reap_started(rec, w))
+		issued = false;
+	else if (reap_due(*rq, rec, w))
+		issued = true;
+	else
 		return 0;
 	copy = *rec;
 	if (bpf_map_delete_elem(&inflight, rq) == 0)
-		retire(copy.gidx, copy.dslot, &copy.key, true, w->now, NULL);
+		retire(copy.gidx, copy.dslot, &copy.key, issued, w->now, NULL);
 	return 0;
 }
 
@@ -1498,8 +1545,10 @@ static int reap(void *map, __u32 *key, struct reaper *r)
 
 	bpf_loop(CFQX_SLOTS, reap_slot, &w, 0);
 	bpf_for_each_map_elem(&inflight, reap_hashed, &w, 0);
-	bpf_loop(CFQX_SLOTS, reap_bio_slot, &w, 0);
-	bpf_for_each_map_elem(&bios, reap_bio_hashed, &w, 0);
+	if (!start_at_io_start) {
+		bpf_loop(CFQX_SLOTS, reap_bio_slot, &w, 0);
+		bpf_for_each_map_elem(&bios, reap_bio_hashed, &w, 0);
+	}
 	bpf_timer_start(&r->timer, CFQX_REAP_PERIOD_NS, 0);
 	return 0;
 }
@@ -1573,7 +1622,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 		if (!dev_wanted(dev))
 			return 0;
 		/* never issued (empty flush, error before dispatch) */
-		if (find_creator(rq->bio, &owner, ps)) {
+		if (!start_at_io_start && find_creator(rq->bio, &owner, ps)) {
 			g = group_at(owner.gidx);
 			c = counts_at(owner.gidx);
 			now = bpf_ktime_get_ns();
@@ -1616,6 +1665,11 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 
 	if (!now)
 		now = bpf_ktime_get_ns();
+	if (rec.state == RQ_STARTED || rec.state == RQ_REAPED) {
+		/* from block_io_start, never issued: as adopt() above */
+		CADD(c, issued, 1);
+		rec.issue_ns = now;
+	}
 	COWN(c, rqs[dir], 1);
 	service = now - rec.issue_ns;
 	slot = cfqx_hist_slot(service);
@@ -1677,7 +1731,7 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 		}
 		return 0;
 	}
-	if (!find_creator(next->bio, &rec, ps))
+	if (start_at_io_start || !find_creator(next->bio, &rec, ps))
 		return 0;
 	g = group_at(rec.gidx);
 	if (!g)
@@ -1689,10 +1743,9 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 
 /* A request with no creator bio we know: requeued (same owner) or not
  * ours (allocated before load, passthrough). */
-static __always_inline int reissue(__u64 rkey)
+static __always_inline int reissue(struct rq_rec *rec)
 {
 	struct cfqx_group_counts *c;
-	struct rq_rec *rec = rq_find(rkey);
 
 	if (!rec || rec->state != RQ_REQUEUED) {
 		stat_inc(CFQX_STAT_UNMATCHED);
@@ -1704,6 +1757,40 @@ static __always_inline int reissue(__u64 rkey)
 	c = counts_at(rec->gidx);
 	if (c)
 		CADD(c, issued, 1);
+	return 0;
+}
+
+/*
+ * block_io_start mode: @rec is @rq's record from its start.  STARTED
+ * becomes ISSUED (claimed against the reaper's age rule, which may have
+ * taken it: then untracked, as a retired creator would be).
+ */
+static __always_inline int issue_started(struct request *rq,
+					 struct rq_rec *rec,
+					 struct prog_scratch *ps)
+{
+	struct cfqx_group_counts *c;
+	struct cfqx_group_stats *g;
+	policy_words pol;
+	__u64 now;
+
+	if (!rec || rec->state != RQ_STARTED)
+		return reissue(rec);
+	now = bpf_ktime_get_ns();
+	rec->issue_ns = now;	/* the reaper's age rule reads submit_ns */
+	rec->idle_seen = 0;
+	if (__sync_val_compare_and_swap(&rec->state, RQ_STARTED,
+					RQ_ISSUED) != RQ_STARTED) {
+		stat_inc(CFQX_STAT_UNMATCHED);
+		return 0;
+	}
+	g = group_at(rec->gidx);
+	c = counts_at(rec->gidx);
+	if (!g || !c)
+		return 0;
+	reaper_arm();
+	read_policy(ps, &pol);
+	charge_issue(rq, rec, g, c, &pol, opf_is_sync(rq->cmd_flags), now);
 	return 0;
 }
 
@@ -1724,9 +1811,11 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 		return 0;
 	ps = scratch_of(P_ISSUE);
 	rkey = ptr_num(ps, rq);
+	if (start_at_io_start)
+		return issue_started(rq, rq_find(rkey), ps);
 	/* the owner is the bio that created the request (getrq) */
 	if (!find_creator(rq->bio, &owner, ps))
-		return reissue(rkey);
+		return reissue(rq_find(rkey));
 
 	now = bpf_ktime_get_ns();
 	g = group_at(owner.gidx);
@@ -1772,55 +1861,122 @@ int BPF_PROG(cfqx_bio_frontmerge, struct bio *bio)
 	return bio_merged(bio);
 }
 
-SEC("tp_btf/block_getrq")
-int BPF_PROG(cfqx_getrq, struct bio *bio)
+/*
+ * A request starts (getrq or block_io_start, in the submitter's context):
+ * classify it by the live policy and give its group one more pending
+ * request.  NULL when it cannot be counted (a full chain, counted).
+ */
+static __always_inline struct cfqx_group_stats *
+start_request(__u32 dev, __u64 now, struct prog_scratch *ps,
+	      struct cfqx_group_key *key, __u32 *gidx, __u32 *dslot)
 {
-	struct cfqx_group_stats *g, *r = NULL;
+	struct cfqx_group_stats *g = NULL, *r = NULL;
 	struct cfqx_dev_stats *d;
-	struct prog_scratch *ps;
-	struct bio_rec rec = {};
 	policy_words pol;
-	__u32 dev, dslot = 0, ridx = 0;
+	__u32 ridx = 0;
 	bool recycled = false;
-	__u64 now, h;
+	__u64 h;
 	int tries;
 
-	if (!bio_wanted(bio, &dev))
-		return 0;
-	now = bpf_ktime_get_ns();
-	ps = scratch_of(P_GETRQ);
 	read_policy(ps, &pol);
 	check_switch(&pol, now);
-	classify(&pol, dev, &rec.key);
-	rec.submit_ns = now;
-	rec.sync = opf_is_sync(bio->bi_opf);
-	rec.flags = BIO_CREATOR;
-	h = cfqx_group_hash(&rec.key);
-	d = get_dev_at(dev, &dslot);
+	classify(&pol, dev, key);
+	h = cfqx_group_hash(key);
+	d = get_dev_at(dev, dslot);
 	if (d)
-		r = retired_at(dev, dslot, &ridx);
-	rec.dslot = d ? dslot : CFQX_MAX_DEVICES;	/* none: no entry */
+		r = retired_at(dev, *dslot, &ridx);
+	else
+		*dslot = CFQX_MAX_DEVICES;	/* none: no entry */
 	/*
 	 * A lost race (another CPU claimed the entry first, or recycled
 	 * it under us) is tried once more.  Two tries, not more: each is
 	 * verified as a whole on every path (6.1's verifier budget).
 	 */
 	for (tries = 0; tries < 2; tries++) {
-		g = get_group(&rec.key, now, &rec.gidx, r, ridx);
+		g = get_group(key, now, gidx, r, ridx);
 		if (!g)
 			continue;	/* a full chain is counted there */
-		if (group_enter(g, rec.gidx, h, &rec.key, &pol, d, now))
+		if (group_enter(g, *gidx, h, key, &pol, d, now))
 			break;
 		g = NULL;	/* recycled under us: look it up again */
 		recycled = true;
 	}
-	if (!g) {
-		if (recycled)
-			stat_inc(CFQX_STAT_GROUPS_FULL);
+	if (!g && recycled)
+		stat_inc(CFQX_STAT_GROUPS_FULL);
+	return g;
+}
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(cfqx_getrq, struct bio *bio)
+{
+	struct cfqx_group_stats *g;
+	struct prog_scratch *ps;
+	struct bio_rec rec = {};
+	__u32 dev, dslot = 0;
+	__u64 now;
+
+	if (start_at_io_start || !bio_wanted(bio, &dev))
 		return 0;
-	}
+	now = bpf_ktime_get_ns();
+	ps = scratch_of(P_START);
+	g = start_request(dev, now, ps, &rec.key, &rec.gidx, &dslot);
+	if (!g)
+		return 0;
+	rec.dslot = dslot;
+	rec.submit_ns = now;
+	rec.sync = opf_is_sync(bio->bi_opf);
+	rec.flags = BIO_CREATOR;
 	/* a request whose record cannot be kept is not pending */
 	if (!bio_store(ptr_num(ps, bio), &rec, now, ps))
 		group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
 	return 0;
 }
+
+#ifdef CFQX_IO_START_HOOK
+/*
+ * 6.5+: the request's record from its start (blk_account_io_start, in
+ * the submitter's context for every bio-based request, empty flushes
+ * included).  Only in the object `cfqx load` embeds (bpf/bpf.mk), which
+ * turns it on, and getrq off, where BTF has block_io_start; the object
+ * bpftool loads (build/cfqx.bpf.o) starts records at getrq everywhere.
+ */
+SEC("tp_btf/block_io_start")
+int BPF_PROG(cfqx_io_start, struct request *rq)
+{
+	struct cfqx_group_stats *g;
+	struct prog_scratch *ps;
+	struct rq_rec rec = {};
+	__u32 dev, dslot = 0;
+	__u64 now, rkey;
+	int ret;
+
+	if (!start_at_io_start ||
+	    (rq->cmd_flags & REQ_OP_MASK_BITS) >=
+	    bpf_core_enum_value(enum req_op, REQ_OP_DRV_IN))
+		return 0;	/* passthrough: getrq never saw these */
+	dev = rq_dev(rq);
+	if (!dev_wanted(dev))
+		return 0;
+	now = bpf_ktime_get_ns();
+	ps = scratch_of(P_START);
+	g = start_request(dev, now, ps, &rec.key, &rec.gidx, &dslot);
+	if (!g)
+		return 0;
+	rec.dslot = dslot;
+	rec.submit_ns = now;
+	rec.state = RQ_STARTED;
+	rec.dir = rq->cmd_flags & 1;	/* op_is_write() */
+	rkey = ptr_num(ps, rq);
+	ret = rq_store(rkey, &rec);
+	if (ret > 0) {
+		drop_stale(rkey, now, ps);
+		ret = rq_store(rkey, &rec);
+	}
+	if (ret) {
+		/* a request whose record cannot be kept is not pending */
+		stat_inc(CFQX_STAT_INFLIGHT_FULL);
+		group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
+	}
+	return 0;
+}
+#endif /* CFQX_IO_START_HOOK */

@@ -3,7 +3,10 @@
 # with the tools it replaces.  fio (io_uring, 4 KiB random reads, iodepth
 # 32) on a loop device over tmpfs, in rounds that alternate four modes: no
 # tracing, cfqx loaded, libbpf-tools' biolatency (a latency histogram) and
-# a bpftrace one-liner keeping per-uid byte sums and per-device counts.
+# a bpftrace one-liner keeping per-uid byte sums and per-device counts;
+# on a kernel with block_io_start (where cfqx starts records there) a
+# fifth, cfqx-getrq (`cfqx load --start-hook getrq`), shows the bio hop
+# that saves.
 # Odd rounds run the modes forward, even rounds backward, so the cfqx/none
 # pairs come in ABBA order.  Two figures per mode:
 #   - BPF ns per completed I/O from run_time_ns (kernel.bpf_stats_enabled=1);
@@ -109,6 +112,9 @@ measure() {
 	cfqx)
 		"$CFQX" load --dev "$dev" >/dev/null
 		;;
+	cfqx-getrq)
+		"$CFQX" load --dev "$dev" --start-hook getrq >/dev/null
+		;;
 	biolatency)
 		start_tool "$before" 2 "$BIOLATENCY"
 		;;
@@ -127,7 +133,7 @@ measure() {
 	io1=$(ios)
 	ns1=$(prog_ns $ids)
 	case $mode in
-	cfqx) "$CFQX" unload >/dev/null ;;
+	cfqx*) "$CFQX" unload >/dev/null ;;
 	biolatency | bpftrace)
 		kill -INT "$tool_pid"; wait "$tool_pid" 2>/dev/null || true
 		tool_pid=""
@@ -146,12 +152,19 @@ pairs() { # A B OP(- or /)
 			else if ($2 > 0) printf "%.4f\n", $1 / $2 }'
 }
 
+# cfqx's start hook here; on io_start, getrq side by side
+"$CFQX" load --dev "$dev" >/dev/null
+hook=$("$CFQX" status --json | jq -r .start_hook)
+"$CFQX" unload >/dev/null
+[ "$hook" = io_start ] && MODES=(none cfqx cfqx-getrq biolatency bpftrace)
+echo "bench-bpf: cfqx starts records at $hook"
+
 declare -A iops bns cns
 echo "bench-bpf: $ROUNDS rounds of ${SECS}s fio runs on $dev (tmpfs)," \
 	"modes alternate (ABBA)"
 for r in $(seq "$ROUNDS"); do
 	order=("${MODES[@]}")
-	[ $((r % 2)) -eq 0 ] && order=(bpftrace biolatency cfqx none)
+	[ $((r % 2)) -eq 0 ] && order=($(printf '%s\n' "${MODES[@]}" | tac))
 	for mode in "${order[@]}"; do
 		read -r i b c < <(measure "$mode")
 		iops[$mode]+="$i "

@@ -67,6 +67,11 @@ void cfqx_set_mem_budget(__u64 bytes);
 /* Age at which the next cfqx_load()'s reaper retires a creator record
  * whose request was neither issued nor completed where cfqx saw it. */
 void cfqx_set_orphan_age(__u32 seconds);
+/* Where the next cfqx_load() starts a request's record: "io_start" or
+ * "getrq"; -1 (said why) for another name or a kernel without it. */
+int cfqx_set_start_hook(const char *name);
+/* The start hook of the loaded programs ("io_start", "getrq"), or NULL. */
+const char *cfqx_loaded_start_hook(void);
 
 /* Load with defaults unless an instance is pinned already (0 then). */
 int cfqx_ensure_loaded(void);

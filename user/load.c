@@ -29,7 +29,10 @@ static void load_usage(FILE *f)
 		"  --mem-budget MIB  size the maps to at most MIB MiB (the groups table\n"
 		"                gets what the fixed maps leave; default: 8192 groups)\n"
 		"  --orphan-age S  retire a request that was neither issued nor completed\n"
-		"                where cfqx could see it after S seconds (1 .. %d; default %d)\n",
+		"                where cfqx could see it after S seconds (1 .. %d; default %d)\n"
+		"  --start-hook HOOK  where a request's record starts: io_start\n"
+		"                (block_io_start, 6.5+: no bio hop) or getrq (every kernel);\n"
+		"                default: io_start where the kernel has it\n",
 		CFQX_PIN_ROOT, CFQX_ORPHAN_AGE_MAX_S, CFQX_DEF_ORPHAN_AGE_S);
 }
 
@@ -111,6 +114,7 @@ int cfqx_cmd_load(int argc, char **argv)
 		{ "elevator", no_argument, NULL, 'e' },
 		{ "mem-budget", required_argument, NULL, 'm' },
 		{ "orphan-age", required_argument, NULL, 'o' },
+		{ "start-hook", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -180,6 +184,10 @@ int cfqx_cmd_load(int argc, char **argv)
 				return CFQX_EXIT_USAGE;
 			}
 			cfqx_set_orphan_age(age);
+			break;
+		case 's':
+			if (cfqx_set_start_hook(optarg))
+				return CFQX_EXIT_USAGE;
 			break;
 		case 'h':
 			load_usage(stdout);

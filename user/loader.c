@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cfqx.h"
 #include "cfqx.skel.h"
@@ -106,6 +107,50 @@ void cfqx_set_orphan_age(__u32 seconds)
 	orphan_age_s = seconds;
 }
 
+/* Does the running kernel have tracepoint @name (BTF's btf_trace_NAME)? */
+static bool kernel_has_tracepoint(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char type[96];
+	bool has;
+
+	if (!btf)
+		return false;
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	has = btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
+	btf__free(btf);
+	return has;
+}
+
+enum start_hook { START_AUTO, START_GETRQ, START_IO_START };
+static enum start_hook start_hook = START_AUTO;
+
+int cfqx_set_start_hook(const char *name)
+{
+	if (!strcmp(name, "getrq")) {
+		start_hook = START_GETRQ;
+	} else if (!strcmp(name, "io_start")) {
+		if (!kernel_has_tracepoint("block_io_start")) {
+			cfqx_err("--start-hook io_start: this kernel has no block_io_start tracepoint (6.5+); use getrq");
+			return -1;
+		}
+		start_hook = START_IO_START;
+	} else {
+		cfqx_err("bad --start-hook %s (io_start or getrq)", name);
+		return -1;
+	}
+	return 0;
+}
+
+const char *cfqx_loaded_start_hook(void)
+{
+	if (access(CFQX_PIN_PROGS "/cfqx_io_start", F_OK) == 0)
+		return "io_start";
+	if (access(CFQX_PIN_PROGS "/cfqx_getrq", F_OK) == 0)
+		return "getrq";
+	return NULL;
+}
+
 static __u64 map_bytes(const struct bpf_map *m)
 {
 	return (__u64)bpf_map__max_entries(m) *
@@ -196,6 +241,14 @@ int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol)
 	for (i = 0; i < ndevs; i++)
 		skel->rodata->filter_devs[i] = devs[i];
 	skel->rodata->orphan_age_ns = (__u64)orphan_age_s * 1000000000ULL;
+	if (start_hook == START_AUTO)
+		start_hook = kernel_has_tracepoint("block_io_start") ?
+			START_IO_START : START_GETRQ;
+	skel->rodata->start_at_io_start = start_hook == START_IO_START;
+	bpf_program__set_autoload(skel->progs.cfqx_getrq,
+				  start_hook == START_GETRQ);
+	bpf_program__set_autoload(skel->progs.cfqx_io_start,
+				  start_hook == START_IO_START);
 	if (size_maps(skel)) {
 		cfqx_bpf__destroy(skel);
 		return -1;
@@ -235,9 +288,10 @@ int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol)
 		goto fail;
 	}
 	/*
-	 * Completion first, getrq last (object order, which bpftool's
-	 * autoattach follows too): every request whose getrq is seen is
-	 * then seen issued and completed; earlier ones show as untracked.
+	 * Completion first, the start hook last (object order, which
+	 * bpftool's autoattach follows too): every request whose start is
+	 * seen is then seen issued and completed; earlier ones show as
+	 * untracked.
 	 */
 	struct bpf_program *order[] = {
 		skel->progs.cfqx_rq_complete,
@@ -246,7 +300,8 @@ int cfqx_load(const __u32 *devs, int ndevs, const struct cfqx_policy *pol)
 		skel->progs.cfqx_rq_issue,
 		skel->progs.cfqx_bio_backmerge,
 		skel->progs.cfqx_bio_frontmerge,
-		skel->progs.cfqx_getrq,
+		start_hook == START_IO_START ? skel->progs.cfqx_io_start :
+			skel->progs.cfqx_getrq,
 	};
 
 	for (i = 0; i < (int)(sizeof(order) / sizeof(order[0])); i++) {

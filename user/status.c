@@ -52,6 +52,7 @@ int cfqx_cmd_status(int argc, char **argv)
 	__u64 counters[CFQX_STAT_NR], misses = 0;
 	__u32 dev[256], key, *prev = NULL;
 	char name[32], keys[64], *daemon;
+	const char *hook;
 	int json = 0, i, ndev = 0, fd, nprogs;
 
 	for (i = 1; i < argc; i++) {
@@ -87,12 +88,18 @@ int cfqx_cmd_status(int argc, char **argv)
 	}
 	close(fd);
 	nprogs = cfqx_count_pinned_progs();
+	hook = cfqx_loaded_start_hook();
 	cfqx_prog_misses(&misses);
 	daemon = slurp(CFQX_DAEMON_JSON);
 
 	if (json) {
-		printf("{\"loaded\":true,\"pin_root\":\"%s\",\"programs\":%d,\"policy\":",
+		printf("{\"loaded\":true,\"pin_root\":\"%s\",\"programs\":%d,\"start_hook\":",
 		       CFQX_PIN_ROOT, nprogs < 0 ? 0 : nprogs);
+		if (hook)
+			cfqx_json_str(stdout, hook);
+		else
+			fputs("null", stdout);
+		fputs(",\"policy\":", stdout);
 		cfqx_policy_json(stdout, &pol);
 		printf(",\"all_devices\":%s,\"devices\":[", ndev ? "false" : "true");
 		for (i = 0; i < ndev; i++) {
@@ -110,8 +117,9 @@ int cfqx_cmd_status(int argc, char **argv)
 		       (unsigned long long)misses, daemon ? daemon : "null");
 	} else {
 		cfqx_policy_keys_line(pol.group_by, keys, sizeof(keys));
-		printf("cfqx: loaded (%s, %d programs attached)\n",
-		       CFQX_PIN_ROOT, nprogs < 0 ? 0 : nprogs);
+		printf("cfqx: loaded (%s, %d programs attached, requests start at %s)\n",
+		       CFQX_PIN_ROOT, nprogs < 0 ? 0 : nprogs,
+		       hook ? hook : "no hook");
 		printf("policy:   %s, quantum %u, fifo_expire_sync %u ms, fifo_expire_async %u ms, back_seek_max %u KiB, event_rate %u/s\n",
 		       keys, pol.quantum, pol.fifo_expire_sync,
 		       pol.fifo_expire_async, pol.back_seek_max,

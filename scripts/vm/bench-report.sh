@@ -43,7 +43,7 @@ grep '^IOPS|' "$data.raw" > "$data.iops" || true
 	awk -F'|' '$1 == "BPF" {sum[$2] += $4; bpf[$2] += $5; cnt[$2]++}
 		function per(k) { return cnt[k] && sum[k] ? 1e9 / (sum[k] / cnt[k]) : 0 }
 		END {printf "%-11s %9s %12s %10s %14s\n", "mode", "IOPS", "insns/IO", "over none", "BPF insns/IO";
-		n = split("none cfqx biolatency", M, " ");
+		n = split("none cfqx cfqx-getrq biolatency", M, " ");
 		for (i = 1; i <= n; i++) if (cnt[M[i]]) printf "%-11s %9d %12d %10d %14d\n", M[i], sum[M[i]] / cnt[M[i]],
 			per(M[i]), per(M[i]) - per("none"), bpf[M[i]] / cnt[M[i]]}' "$data.raw"
 	echo

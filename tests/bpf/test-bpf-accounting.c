@@ -27,7 +27,7 @@
  *                [--no-bpftool | --require-bpftool] [--dir DIR] [--size-mb N]
  *                [--only bad-input|policy|policy-cache|live-switch|budget|
  *                        scheduler|writeback|sync|reap|orphan|soak|elevator|
- *                        bpftool]
+ *                        bpftool] [--start-hook io_start|getrq]
  * Defaults: $CFQX_BIN, else cfqx next to this binary, else in $PATH;
  * $CFQX_BPF_OBJ, else build/cfqx.bpf.o; bpftool from $PATH, its phase
  * skipped (said so) when there is none unless --require-bpftool.
@@ -149,6 +149,28 @@ static void drain(int fd, char *buf, size_t cap)
 }
 
 /* Run argv (NULL-terminated) as @uid (0: as is); fills rr. */
+/* --start-hook: given to every `cfqx load` (NULL: cfqx's own choice). */
+static const char *start_hook;
+
+/* Exec @argv, with --start-hook appended to a `cfqx load`. */
+static void exec_cfqx(char *const argv[])
+{
+	char *with[64];
+	int n = 0;
+
+	if (start_hook && argv[1] && !strcmp(argv[1], "load")) {
+		while (argv[n] && n < 61) {
+			with[n] = argv[n];
+			n++;
+		}
+		with[n++] = "--start-hook";
+		with[n++] = (char *)start_hook;
+		with[n] = NULL;
+		argv = with;
+	}
+	execvp(argv[0], argv);
+}
+
 static int run_as(unsigned uid, char *const argv[])
 {
 	int out[2], err[2], st;
@@ -167,7 +189,7 @@ static int run_as(unsigned uid, char *const argv[])
 		close(err[0]);
 		if (uid && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
 			_exit(126);
-		execvp(argv[0], argv);
+		exec_cfqx(argv);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
@@ -1955,10 +1977,19 @@ static void phase_reap(void)
  * completion programs' links are removed.  Loaded with --orphan-age 2,
  * the reaper must retire each creator record of the second round: the
  * group idle, the first round completed, every later request counted
- * lost (and in stale_retired), never stored (bios_full), or completed if
+ * lost (and in stale_retired), never stored (bios_full, inflight_full), or completed if
  * the programs still saw it before they were gone (rounds until one
  * leaves orphans).
  */
+/* Records that could not be stored: creators (getrq) or requests
+ * (io_start, or at issue). */
+static unsigned long long not_stored(struct jnode *root)
+{
+	struct jnode *c = jget(root, "counters");
+
+	return jnum(c, "bios_full") + jnum(c, "inflight_full");
+}
+
 static void phase_orphan(void)
 {
 	const char *what = "orphan";
@@ -1976,7 +2007,7 @@ static void phase_orphan(void)
 	round_all(1);
 	first = workers[0].wrqs + workers[0].rrqs;
 	root = wait_idle(what, &dev);
-	full0 = jnum(jget(root, "counters"), "bios_full");
+	full0 = not_stored(root);
 	free_stats(root);
 	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		unpin_prog(what, progs[i]);
@@ -1995,7 +2026,7 @@ static void phase_orphan(void)
 	}
 	rqs = workers[0].wrqs + workers[0].rrqs - first;
 	stale = jnum(jget(root, "counters"), "stale_retired");
-	full = jnum(jget(root, "counters"), "bios_full") - full0;
+	full = not_stored(root) - full0;
 	/* Every request is retired, or was never pending: its record could
 	 * not be stored (bios_full; seen 1-2 of 25 on 6.1 under TCG), or the
 	 * programs still saw it whole before they were gone. */
@@ -2007,7 +2038,7 @@ static void phase_orphan(void)
 	free_stats(root);
 	kill_workers();
 	unload();
-	printf("ok: orphan: %llu requests after the programs were unpinned: %llu retired at --orphan-age 2, %llu not stored (bios_full), %llu seen whole before they were gone, group idle\n",
+	printf("ok: orphan: %llu requests after the programs were unpinned: %llu retired at --orphan-age 2, %llu not stored (bios_full, inflight_full), %llu seen whole before they were gone, group idle\n",
 	       rqs, lost, full, done - first);
 }
 
@@ -2238,6 +2269,8 @@ static void phase_bad_input(void)
 	BAD(0, 0, "not a number", "load", "--dev", loopdev, "--quantum", "4x");
 	BAD(0, 0, "orphan age 0", "load", "--dev", loopdev, "--orphan-age", "0");
 	BAD(0, 0, "orphan age missing", "load", "--dev", loopdev, "--orphan-age");
+	BAD(0, 0, "unknown start hook", "load", "--dev", loopdev,
+	    "--start-hook", "bio_queue");
 	BAD(0, 0, "memory budget missing", "load", "--dev", loopdev,
 	    "--mem-budget");
 	BAD(0, 0, "unload when not loaded", "unload");
@@ -2344,6 +2377,7 @@ int main(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "size-mb", required_argument, NULL, 's' },
 		{ "only", required_argument, NULL, 'O' },
+		{ "start-hook", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *only = NULL;
@@ -2360,8 +2394,9 @@ int main(int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 's': size_mb = atoi(optarg); break;
 		case 'O': only = optarg; break;
+		case 'H': start_hook = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s --cfqx PATH [--bpf-obj PATH] [--bpftool PATH] [--no-bpftool] [--dir DIR] [--size-mb N] [--only PHASE]\n",
+			fprintf(stderr, "usage: %s --cfqx PATH [--bpf-obj PATH] [--bpftool PATH] [--no-bpftool] [--dir DIR] [--size-mb N] [--only PHASE] [--start-hook HOOK]\n",
 				argv[0]);
 			return 2;
 		}

@@ -39,7 +39,9 @@ for n in 1 8; do
 done
 
 # The BPF accounting's cost on the same device under none: no tracing,
-# cfqx's accounting (cfqx load), libbpf-tools' biolatency.  With
+# cfqx's accounting (cfqx load), libbpf-tools' biolatency; on a kernel
+# with block_io_start (cfqx's default there) also cfqx with records
+# started at block_getrq (cfqx-getrq), the bio hop it saves.  With
 # kernel.bpf_stats_enabled, run_time_ns counts the programs' instructions
 # here as well.  Prints BPF|mode|round|iops|bpf_ns_per_io.
 set_sched $dev none
@@ -66,6 +68,7 @@ bpf_mode() { # MODE ROUND
 	prog_ids > /tmp/ids.before
 	case $1 in
 	cfqx) cfqx load --dev $dev >/dev/null || return 1 ;;
+	cfqx-getrq) cfqx load --dev $dev --start-hook getrq >/dev/null || return 1 ;;
 	biolatency)
 		biolatency 1000 1 >/dev/null 2>&1 & tool=$!
 		i=0
@@ -77,7 +80,7 @@ bpf_mode() { # MODE ROUND
 	run_fio bpf /tmp/bpf.fio || return 1
 	prog_stats $ids > /tmp/prog.1; io1=$(ios)
 	case $1 in
-	cfqx) cfqx unload >/dev/null ;;
+	cfqx*) cfqx unload >/dev/null ;;
 	biolatency) kill -INT $tool; wait $tool ;;
 	esac
 	# per program: runs and ns per I/O; then the sum
@@ -91,9 +94,14 @@ bpf_mode() { # MODE ROUND
 bio=biolatency
 command -v biolatency >/dev/null ||
 	{ bio=; echo "bench-cost: no biolatency in the guest: its mode skipped"; }
+getrq=
+cfqx load --dev $dev >/dev/null && {
+	[ "$(cfqx status --json | jq -r .start_hook)" = io_start ] && getrq=cfqx-getrq
+	cfqx unload >/dev/null
+}
 for r in 1 2; do
 	case $parts in *bpf*) ;; *) break ;; esac
-	case $r in 1) order="none cfqx $bio" ;; 2) order="$bio cfqx none" ;; esac
+	case $r in 1) order="none cfqx $getrq $bio" ;; 2) order="$bio $getrq cfqx none" ;; esac
 	for m in $order; do
 		bpf_mode $m $r || echo "bench-cost: BPF mode $m failed"
 	done
