@@ -68,10 +68,13 @@
  * pace, only if that pace (its requests in flight, each taking a latency
  * plus its think time) would use at least a fair share of the device's
  * capacity; a slower one is demand-limited and the others use its slack.
- * The capacity is the most the device delivered in a recent window; on a
- * device that does not throttle, a window in which the order held work
- * back for such a group while the device had room counts a sixteenth
- * above it, so holding the device cannot make it look slower than it is.
+ * The capacity is the most the device delivered in a recent window; a
+ * window in which the order held work back for such a group while the
+ * device had room and did not turn work away counts a sixteenth above
+ * it, so holding the device cannot make it look slower than it is (a
+ * throttling device too: one that did not throttle in that window was
+ * not at its rate).  The pace keeps the rate the device delivered: the
+ * order's holds never raise it.
  * The device is never idled: with nothing in flight, dispatch goes on.
  * The window and the test follow the measured think time and device
  * rate, so a slowed clock (a VM, a busy host) moves them instead of
@@ -694,12 +697,13 @@ static void window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
 
 /*
  * The device's capacity, sectors per ns x 2^CFQX_RATE_SHIFT: the most it
- * delivered in a pace window over the last two cycles, not its rate now,
+ * delivered in a pace window over the last two cycles (a window in which
+ * the order held it back counted above, learn_pace()), not its rate now,
  * which holding the device for a group that does not use it lowers.
  */
 static u64 capacity(const struct cfqx_sched *s)
 {
-	u64 c = max_u64(s->rate_max_cur, s->rate_max_prev);
+	u64 c = max_u64(s->cap_max_cur, s->cap_max_prev);
 
 	return c ? c : s->rate;
 }
@@ -1116,7 +1120,7 @@ static void probe_depth(struct cfqx_sched *s, u64 rate)
 static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		       u64 now)
 {
-	u64 span, rate, dev;
+	u64 span, rate, cap, dev;
 
 	if (!s->pace_win_start) {
 		s->pace_win_start = now;
@@ -1136,13 +1140,15 @@ static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 	if (s->pace_held && !s->win_stalled)
 		rate = max_u64(rate, s->pace_rate + s->pace_rate / 16);
 	/* Likewise when the order held work back for a group that had
-	 * nothing queued while the device had room and did not throttle:
-	 * the capacity that decides who is backlogged cannot talk itself
-	 * down either.  (A throttling device is already at its rate; a
-	 * disk's rate in bytes follows its seeks, not the order.) */
-	if (s->cap_held && !s->dev.rotational && !s->stalled_cur &&
-	    !s->stalled_prev)
-		rate = max_u64(rate, capacity(s) + capacity(s) / 16);
+	 * nothing queued while the device had room and did not throttle in
+	 * this window: the capacity that decides who is backlogged cannot
+	 * talk itself down either.  (A device that throttled in the window
+	 * was at its rate; a disk's rate in bytes follows its seeks, not
+	 * the order.)  Only that capacity: the pace stays at what the
+	 * device delivered, below its throttle. */
+	cap = rate;
+	if (s->cap_held && !s->dev.rotational && !s->win_stalled)
+		cap = max_u64(rate, capacity(s) + capacity(s) / 16);
 	s->pace_held = 0;
 	s->cap_held = 0;
 	s->win_stalled = 0;
@@ -1151,10 +1157,14 @@ static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 	s->pace_win_lost_ns = 0;
 	if (rate > s->rate_max_cur)
 		s->rate_max_cur = rate;
+	if (cap > s->cap_max_cur)
+		s->cap_max_cur = cap;
 	if (++s->pace_phase >= CFQX_PACE_CYCLE) {
 		s->pace_phase = 0;
 		s->rate_max_prev = s->rate_max_cur;
 		s->rate_max_cur = 0;
+		s->cap_max_prev = s->cap_max_cur;
+		s->cap_max_cur = 0;
 		s->stalled_prev = s->stalled_cur;
 		s->stalled_cur = 0;
 	}

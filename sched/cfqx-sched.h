@@ -182,6 +182,9 @@ struct cfqx_sched {
 	u64 pace_win_lost_ns;		/* ... of it the host stood still */
 	u64 rate_max_cur;		/* most delivered in a window, this cycle */
 	u64 rate_max_prev;		/* ... and the last one */
+	u64 cap_max_cur;		/* as rate_max, and the order's holds
+					 * counted above it: capacity() */
+	u64 cap_max_prev;		/* ... and the last cycle's */
 	u8 pace_phase;			/* window of the pace cycle */
 	u8 stalled_cur;			/* the device stopped this cycle */
 	u8 stalled_prev;		/* ... or the last one */
