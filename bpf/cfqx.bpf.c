@@ -1912,17 +1912,16 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	struct cfqx_group_stats *g;
 	struct prog_scratch *ps;
 	struct bio_rec rec = {};
-	__u32 dev, dslot = 0;
+	__u32 dev;
 	__u64 now;
 
 	if (start_at_io_start || !bio_wanted(bio, &dev))
 		return 0;
 	now = bpf_ktime_get_ns();
 	ps = scratch_of(P_START);
-	g = start_request(dev, now, ps, &rec.key, &rec.gidx, &dslot);
+	g = start_request(dev, now, ps, &rec.key, &rec.gidx, &rec.dslot);
 	if (!g)
 		return 0;
-	rec.dslot = dslot;
 	rec.submit_ns = now;
 	rec.sync = opf_is_sync(bio->bi_opf);
 	rec.flags = BIO_CREATOR;
@@ -1946,7 +1945,7 @@ int BPF_PROG(cfqx_io_start, struct request *rq)
 	struct cfqx_group_stats *g;
 	struct prog_scratch *ps;
 	struct rq_rec rec = {};
-	__u32 dev, dslot = 0;
+	__u32 dev;
 	__u64 now, rkey;
 	int ret;
 
@@ -1966,10 +1965,9 @@ int BPF_PROG(cfqx_io_start, struct request *rq)
 	if (!now)
 		now = bpf_ktime_get_ns();
 	ps = scratch_of(P_START);
-	g = start_request(dev, now, ps, &rec.key, &rec.gidx, &dslot);
+	g = start_request(dev, now, ps, &rec.key, &rec.gidx, &rec.dslot);
 	if (!g)
 		return 0;
-	rec.dslot = dslot;
 	rec.submit_ns = now;
 	rec.state = RQ_STARTED;
 	rec.dir = rq->cmd_flags & 1;	/* op_is_write() */
