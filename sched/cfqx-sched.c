@@ -39,9 +39,9 @@
  * waits a whole tick per request behind a greedy one, whatever the order.
  * Such a device turns work away: its driver stops its queue until the
  * budget refills, which the caller sees and reports
- * (cfqx_sched_stopped()).  While groups contend on a non-rotational
- * device that did so in this pace cycle or the last, the core therefore
- * paces dispatch at 31/32 of the device's rate (learn_pace()): a token
+ * (cfqx_sched_stopped()).  On a non-rotational device that did so in
+ * this pace cycle or the last, the core therefore paces dispatch at 31/32
+ * of the device's rate (learn_pace()), one group active or many: a token
  * bucket (pace_due()) lets a request go while the work ahead of a virtual
  * device that serves at that pace, its own included, fits a latency or a
  * few requests of the device's average size.  Small requests slip in
@@ -50,7 +50,10 @@
  * windows in which the device, not the pace, held work back, so the pace
  * cannot talk itself down.  A timer that fires late (tick()'s @due) says
  * the host stood the guest, and with it the device, still: the pace
- * catches up on that time, which the device did not use.
+ * catches up on that time, which the device did not use.  There the
+ * budget, not the queue, is what the order divides: a group the order
+ * holds is held while the pace keeps the time as credit, whatever is in
+ * flight, and goes (least vtime first) once holding on would lose budget.
  *
  * Disks.  On a rotational device a switch between groups costs a seek, so
  * the core stays on the group it serves while that group has requests
@@ -62,8 +65,12 @@
  * Think time.  A sync group with one request at a time has nothing queued
  * while it thinks.  When such a group empties and its think time (EWMA of
  * empty -> next request) is within slice_idle, it stays active for a
- * window of twice its think time plus the device's latency (capped at
- * slice_idle; the full slice_idle before it has two samples).  In flight
+ * window of its think time plus four mean deviations of it (Jacobson's
+ * retransmission timeout, at least twice the mean), plus the device's
+ * latency, capped at slice_idle (the full slice_idle before it has two
+ * samples): on a busy host one wake in a few waits for a CPU several
+ * times the mean, and a window that ends before it gives the group's turn
+ * away.  In flight
  * or thinking, it counts as backlogged, and so holds the others to its
  * pace, only if that pace (its requests in flight, each taking a latency
  * plus its think time) would use at least a fair share of the device's
@@ -75,8 +82,8 @@
  * throttling device too: one that did not throttle in that window was
  * not at its rate).  The pace keeps the rate the device delivered: the
  * order's holds never raise it.
- * The device is never idled: with nothing in flight, dispatch goes on.
- * The window and the test follow the measured think time and device
+ * The device is never idled: with nothing in flight (paced: with budget
+ * about to be lost), dispatch goes on.  The window and the test follow the measured think time and device
  * rate, so a slowed clock (a VM, a busy host) moves them instead of
  * flipping them.
  *
@@ -356,7 +363,14 @@ static void group_wakes(struct cfqx_sched *s, struct cfqx_sched_group *g,
 {
 	if (g->idle_since) {
 		u64 think = now > g->idle_since ? now - g->idle_since : 0;
+		u64 mean = g->think_ns >> CFQX_EWMA_SHIFT;
 
+		/* Mean and mean deviation (Jacobson's RTT estimator): the
+		 * deviation says how far past its mean a group that thinks
+		 * on a busy host may still come back. */
+		if (g->think_samples)
+			g->think_dev = ewma(g->think_dev, think > mean ?
+					    think - mean : mean - think);
 		g->think_ns = ewma(g->think_ns, think);
 		/* A minimum that forgets: +1/8 + 1 us a sample. */
 		g->think_min = !g->think_samples ? think :
@@ -520,15 +534,16 @@ static bool contended(const struct cfqx_sched *s)
 	return s->nr_active >= 2;
 }
 
-/* Dispatch is paced while groups contend on a non-rotational device
- * that throttles (it stopped taking work in this pace cycle or the last
- * one) and whose rate and latency are known.  Observed, not inferred from
+/* Dispatch is paced on a non-rotational device that throttles (it
+ * stopped taking work in this pace cycle or the last one) and whose rate
+ * and latency are known, with one group active too: a burst of its
+ * would spend the tick's budget before a group that comes back in it.  Observed, not inferred from
  * completion gaps: completions that a busy CPU handles late leave gaps
  * like a throttle's, on any device, and pacing a device that does not
  * throttle only holds its work back. */
 static bool paced(const struct cfqx_sched *s)
 {
-	return contended(s) && s->pace_rate && s->lat_min_ns &&
+	return s->pace_rate && s->lat_min_ns &&
 		!s->dev.rotational && (s->stalled_cur || s->stalled_prev);
 }
 
@@ -556,6 +571,13 @@ static u64 pace_due(const struct cfqx_sched *s, u64 sectors)
 	u64 need = s->pace_free + pace_ns(s, sectors);
 
 	return need > bucket ? need - bucket : 0;
+}
+
+/* How far the pace may trail the clock: its credit, plus the time a
+ * late wake lost until it has caught up on that. */
+static u64 pace_lag(const struct cfqx_sched *s)
+{
+	return CFQX_PACE_CREDIT_NS + s->pace_late_ns;
 }
 
 /* The size the pace weighs a group's next request at: its average. */
@@ -748,9 +770,10 @@ static bool backlogged(const struct cfqx_sched *s,
  * than one round ahead of V and, while groups contend, the device is below
  * the contended depth or the group has nothing in flight (2.6.10's first
  * pass).  Of those the least vtime wins, then fewer in flight, then the
- * one served longest ago (the active list is in service order).  With
- * nothing in flight the least vtime busy group goes anyway: the device is
- * never idled.
+ * one served longest ago (the active list is in service order).  When
+ * none may, the least vtime busy group goes anyway once the device would
+ * otherwise idle: nothing in flight, or on a paced device, holding on
+ * would lose budget.
  */
 static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 				       const struct cfqx_policy *p, u64 now)
@@ -855,8 +878,25 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		s->pace_refusing = 1;
 		return NULL;
 	}
-	if (!best && !s->in_flight)
-		best = least;
+	/* The device is never idled: with nothing in flight, the least
+	 * served queued group goes.  A paced device's budget, not its
+	 * queue, is what the order divides, whatever is in flight: the
+	 * least served queued group goes once holding on would lose budget
+	 * (the pace would trail the clock by more than its credit). */
+	if (!best && least) {
+		if (!paced_now) {
+			if (!s->in_flight)
+				best = least;
+		} else if (s->pace_free + pace_lag(s) <= now) {
+			best = least;
+		} else {
+			u64 t = s->pace_free + pace_lag(s);
+
+			if (!s->next_wake || t < s->next_wake)
+				s->next_wake = t;
+			s->pace_refusing = 1;
+		}
+	}
 	return best;
 }
 
@@ -952,7 +992,7 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	 * pace trails the clock by at most the credit, plus the time a late
 	 * wake lost, until it has caught up on that. */
 	if (paced(s)) {
-		u64 lag = CFQX_PACE_CREDIT_NS + s->pace_late_ns;
+		u64 lag = pace_lag(s);
 
 		s->pace_free = max_u64(s->pace_free + lag, now) - lag +
 			min_u64(pace_ns(s, r->sectors), CFQX_PACE_WINDOW_NS);
@@ -1249,7 +1289,9 @@ static void anticipate(struct cfqx_sched *s, struct cfqx_sched_group *g,
 		think = g->think_ns >> CFQX_EWMA_SHIFT;
 		if (think > max)
 			return;
-		window = min_u64(max, 2 * think + s->lat_min_ns);
+		window = max_u64(2 * think, think + 4 * (g->think_dev >>
+							 CFQX_EWMA_SHIFT));
+		window = min_u64(max, window + s->lat_min_ns);
 	}
 	g->anticipate_until = now + window;
 }

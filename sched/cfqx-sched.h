@@ -87,6 +87,7 @@ struct cfqx_sched_group {
 
 	u64 idle_since;			/* went empty at (0: not empty) */
 	u64 think_ns;			/* EWMA of empty -> next request, x16 */
+	u64 think_dev;			/* EWMA of |sample - think|, x16 */
 	u64 think_min;			/* its forgetting minimum, ns */
 	u64 avg_sectors;		/* EWMA of its request size, x16 */
 	u32 think_samples;
