@@ -70,11 +70,11 @@
  * latency, capped at slice_idle (the full slice_idle before it has two
  * samples): on a busy host one wake in a few waits for a CPU several
  * times the mean, and a window that ends before it gives the group's turn
- * away.  In flight
- * or thinking, it counts as backlogged, and so holds the others to its
- * pace, only if that pace (its requests in flight, each taking a latency
- * plus its think time) would use at least a fair share of the device's
- * capacity; a slower one is demand-limited and the others use its slack.
+ * away.  In flight or thinking, it counts as backlogged, and so holds
+ * the others to its pace, only if that pace (its requests in flight,
+ * each taking a latency plus its think time) would use at least a fair
+ * share of the device's capacity; a slower one is demand-limited and the
+ * others use its slack.
  * The capacity is the most the device delivered in a recent window; a
  * window in which the order held work back for such a group while the
  * device had room and did not turn work away counts a sixteenth above
@@ -83,9 +83,9 @@
  * not at its rate).  The pace keeps the rate the device delivered: the
  * order's holds never raise it.
  * The device is never idled: with nothing in flight (paced: with budget
- * about to be lost), dispatch goes on.  The window and the test follow the measured think time and device
- * rate, so a slowed clock (a VM, a busy host) moves them instead of
- * flipping them.
+ * about to be lost), dispatch goes on.  The window and the test follow
+ * the measured think time and device rate, so a slowed clock (a VM, a
+ * busy host) moves them instead of flipping them.
  *
  * Inside a group (2.6.10): two sector-sorted queues (sync first) and two
  * FIFOs.  On a disk the next request is chosen around the end of the
@@ -536,11 +536,11 @@ static bool contended(const struct cfqx_sched *s)
 
 /* Dispatch is paced on a non-rotational device that throttles (it
  * stopped taking work in this pace cycle or the last one) and whose rate
- * and latency are known, with one group active too: a burst of its
- * would spend the tick's budget before a group that comes back in it.  Observed, not inferred from
- * completion gaps: completions that a busy CPU handles late leave gaps
- * like a throttle's, on any device, and pacing a device that does not
- * throttle only holds its work back. */
+ * and latency are known, with one group active too: a lone group's burst
+ * would spend the tick's budget before a group that comes back in the
+ * tick.  Observed, not inferred from completion gaps: completions that a
+ * busy CPU handles late leave gaps like a throttle's, on any device, and
+ * pacing a device that does not throttle only holds its work back. */
 static bool paced(const struct cfqx_sched *s)
 {
 	return s->pace_rate && s->lat_min_ns &&
