@@ -869,6 +869,22 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		s->hold_why = CFQX_HOLD_DEPTH;
 		return NULL;
 	}
+	/* The device is never idled: with nothing in flight, the least
+	 * served queued group goes.  A paced device's budget, not its
+	 * queue, is what the order divides, whatever is in flight: the
+	 * least served queued group goes once holding on would lose budget
+	 * (the pace would trail the clock by more than its credit), and
+	 * until then the pace holds it. */
+	if (!best && least && pace_at == ~0ULL) {
+		if (!paced_now) {
+			if (!s->in_flight)
+				best = least;
+		} else if (s->pace_free + pace_lag(s) <= now) {
+			best = least;
+		} else {
+			pace_at = s->pace_free + pace_lag(s);
+		}
+	}
 	/* Held for the pace: a timer asks again, even with requests in
 	 * flight (one the driver refused waits on blk-mq's dispatch list,
 	 * and only a queue run retries it: a completion may never come). */
@@ -877,25 +893,6 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			s->next_wake = pace_at;
 		s->pace_refusing = 1;
 		return NULL;
-	}
-	/* The device is never idled: with nothing in flight, the least
-	 * served queued group goes.  A paced device's budget, not its
-	 * queue, is what the order divides, whatever is in flight: the
-	 * least served queued group goes once holding on would lose budget
-	 * (the pace would trail the clock by more than its credit). */
-	if (!best && least) {
-		if (!paced_now) {
-			if (!s->in_flight)
-				best = least;
-		} else if (s->pace_free + pace_lag(s) <= now) {
-			best = least;
-		} else {
-			u64 t = s->pace_free + pace_lag(s);
-
-			if (!s->next_wake || t < s->next_wake)
-				s->next_wake = t;
-			s->pace_refusing = 1;
-		}
 	}
 	return best;
 }
