@@ -243,7 +243,7 @@ static void cfqx_prepare_request(struct request *rq)
 		}
 	}
 	if (g) {
-		cfqx_sched_rq_init(srq, &g->sg, blk_rq_pos(rq), 0,
+		cfqx_sched_rq_init(&cd->sched, srq, &g->sg, blk_rq_pos(rq), 0,
 				   op_is_sync(rq->cmd_flags),
 				   op_is_write(rq->cmd_flags), rq);
 		rq->elv.priv[0] = srq;

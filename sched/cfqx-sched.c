@@ -56,11 +56,20 @@
  * flight, and goes (least vtime first) once holding on would lose budget.
  *
  * Disks.  On a rotational device a switch between groups costs a seek, so
- * the core stays on the group it serves while that group has requests
- * queued and is within its round, and a round of credit is at least
- * CFQX_ROUND_SWITCHES times the measured cost of a switch (the device
- * time of the first request after one): switches then take at most about
- * a ninth of the disk, as CFQ v3's time slices meant to.
+ * the core stays on the group it serves while that group is within its
+ * round, and a round of credit is at least CFQX_ROUND_SWITCHES times the
+ * measured cost of a switch (the device time of the first request after
+ * one): switches then take at most about a ninth of the disk, as CFQ v3's
+ * time slices meant to.  Within its round the group keeps the disk while
+ * it has requests queued or in flight, and while it thinks within its
+ * window (below) the disk waits for it (CFQ v3's slice_idle): a one-deep
+ * sequential reader that lost the disk at every request paid a seek and a
+ * turn for each one, and a round of every other group's.  Not for a seeky
+ * group (more than one request in eight starts over a megabyte from where
+ * its last one ended): its next request seeks anyway.  The time the disk
+ * waits is charged to it, as device time.  The round ends early for an
+ * expired FIFO, and for a group more than a round behind the served one
+ * (it wants less than its share: the vtime order is max-min).
  *
  * Think time.  A sync group with one request at a time has nothing queued
  * while it thinks.  When such a group empties and its think time (EWMA of
@@ -82,8 +91,9 @@
  * throttling device too: one that did not throttle in that window was
  * not at its rate).  The pace keeps the rate the device delivered: the
  * order's holds never raise it.
- * The device is never idled: with nothing in flight (paced: with budget
- * about to be lost), dispatch goes on.  The window and the test follow
+ * Apart from a disk's wait for its served group, the device is never
+ * idled: with nothing in flight (paced: with budget about to be lost),
+ * dispatch goes on.  The window and the test follow
  * the measured think time and device rate, so a slowed clock (a VM, a
  * busy host) moves them instead of flipping them.
  *
@@ -98,8 +108,12 @@
  * name (2.6.10 as shipped crossed them).
  *
  * Admission (2.6.10 may_queue): a group may hold cfqx_queue_limit()
- * requests per direction: nr_requests / busy groups within [queued,
- * max_queued].
+ * requests per direction, an equal share of nr_requests among the active
+ * groups and the asker, at most max_queued; and more, up to max_queued,
+ * while the pool keeps one free for each of those groups.  blk-mq's tags
+ * are a hard pool: 2.6.10's floor of `queued` (which it honoured by
+ * allocating past nr_requests) let deep groups hold every tag, and a
+ * one-deep reader waited behind them for one.
  *
  * Where cfqx differs from 2.6.10, and why: blk-mq asks for one request at
  * a time when the driver can take one, so there is no dispatch round of
@@ -146,6 +160,12 @@
 #define CFQX_PACE_CREDIT_NS	(2 * CFQX_NSEC_PER_MSEC)
 /* A disk's round is at least this many group switches' worth of time. */
 #define CFQX_ROUND_SWITCHES	8
+/* A request within this many sectors (1 MiB) of where its group's last
+ * one ended is near: a short seek, cheaper than a switch between groups. */
+#define CFQX_SEEK_NEAR		2048
+/* g->seeks: the share of its requests that were not near, x256 (an EWMA
+ * weighing a new one 1/8); above 1/8 the group is seeky. */
+#define CFQX_SEEK_ONE		256
 /* EWMAs are kept x16 (4 fractional bits) and weigh a new sample 1/8. */
 #define CFQX_EWMA_SHIFT		4
 
@@ -229,9 +249,9 @@ void cfqx_sched_group_init(struct cfqx_sched_group *g)
 	link_init(&g->fifo[1]);
 }
 
-void cfqx_sched_rq_init(struct cfqx_sched_rq *r, struct cfqx_sched_group *g,
-			u64 sector, u32 sectors, bool sync, bool write,
-			void *owner)
+void cfqx_sched_rq_init(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+			struct cfqx_sched_group *g, u64 sector, u32 sectors,
+			bool sync, bool write, void *owner)
 {
 	*r = (struct cfqx_sched_rq){
 		.group = g, .owner = owner, .sector = sector,
@@ -240,15 +260,17 @@ void cfqx_sched_rq_init(struct cfqx_sched_rq *r, struct cfqx_sched_group *g,
 	link_init(&r->sort);
 	link_init(&r->fifo);
 	g->allocated[r->write]++;
+	s->nr_allocated++;
 }
 
 void cfqx_sched_release(struct cfqx_sched *s, struct cfqx_sched_rq *r)
 {
 	struct cfqx_sched_group *g = r->group;
 
-	(void)s;
-	if (g && g->allocated[r->write])
+	if (g && g->allocated[r->write]) {
 		g->allocated[r->write]--;
+		s->nr_allocated--;
+	}
 	r->group = NULL;
 }
 
@@ -293,6 +315,8 @@ void cfqx_sched_group_forget(struct cfqx_sched *s, struct cfqx_sched_group *g)
 		s->last_group = NULL;
 	if (s->last_done == g)
 		s->last_done = NULL;
+	if (s->idle_for == g)
+		s->idle_for = NULL;
 	g->anticipate_until = 0;
 	group_deactivate(s, g);
 	refresh_again(s);
@@ -399,6 +423,13 @@ void cfqx_sched_insert(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 		if (!g->in_flight)
 			group_wakes(s, g, p, now);
 		s->nr_busy++;
+	}
+	if (g->dispatched) {
+		u64 d = r->sector > g->last_sector ?
+			r->sector - g->last_sector : g->last_sector - r->sector;
+
+		g->seeks = g->seeks - (g->seeks >> 3) +
+			(d > CFQX_SEEK_NEAR ? CFQX_SEEK_ONE >> 3 : 0);
 	}
 	sort_add(g, r);
 	r->deadline_ns = now + cfqx_fifo_expire_ns(p, r->sync);
@@ -663,7 +694,8 @@ static struct cfqx_sched_rq *group_next(const struct cfqx_sched *s,
  * bound for a new head.
  */
 static struct cfqx_sched_rq *fifo_expired(struct cfqx_sched *s,
-					  const struct cfqx_policy *p, u64 now)
+					  const struct cfqx_policy *p, u64 now,
+					  bool take)
 {
 	struct cfqx_sched_rq *oldest = NULL;
 	u64 next = ~0ULL;
@@ -697,10 +729,33 @@ static struct cfqx_sched_rq *fifo_expired(struct cfqx_sched *s,
 		s->next_fifo_check = next;
 		return NULL;
 	}
+	if (!take)
+		return oldest;
 	oldest->group->fifo_check_at = now + (u64)p->fifo_batch_expire *
 		CFQX_NSEC_PER_MSEC;
 	s->next_fifo_check = 0;		/* others may have expired too */
 	return oldest;
+}
+
+/* Are the group's requests mostly away from where its last one ended?
+ * Then waiting for its next one saves no seek. */
+static bool seeky(const struct cfqx_sched_group *g)
+{
+	return g->seeks > CFQX_SEEK_ONE / 8;
+}
+
+/* A disk idled for a group (choose()): that time is its service. */
+static void idle_over(struct cfqx_sched *s, u64 now)
+{
+	struct cfqx_sched_group *g = s->idle_for;
+	u64 t;
+
+	if (!g)
+		return;
+	t = now > s->idle_from ? now - s->idle_from : 0;
+	g->vtime += t << CFQX_VSHIFT;
+	g->charged += t;
+	s->idle_for = NULL;
 }
 
 /* An anticipated group whose window has ended stops being active. */
@@ -711,6 +766,8 @@ static void window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
 		return;
 	if (g->anticipate_until && now < g->anticipate_until)
 		return;
+	if (s->idle_for == g)
+		idle_over(s, now);
 	if (g->anticipate_until)
 		s->st.idle_expired++;
 	g->anticipate_until = 0;
@@ -859,15 +916,36 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			best = g;
 	}
 	/* A disk: keep serving the group it is on while it may (a seek
-	 * to another group's region per request wastes the disk). */
+	 * to another group's region per request wastes the disk), and
+	 * while its requests are in flight, or it thinks within its
+	 * window and is not seeky, wait for its next one (CFQ v3's
+	 * slice_idle): the time the disk idles for it is charged to it
+	 * (idle_over()).  Not past an expired FIFO, nor while a group more
+	 * than a round behind it waits. */
 	s->hold_why = hold;
 	if (s->dev.rotational && s->last_group &&
-	    s->last_group->on_active && group_queued(s->last_group) &&
-	    s->last_group->vtime <= s->vclock + c) {
-		if (below)
-			return s->last_group;
-		s->hold_why = CFQX_HOLD_DEPTH;
-		return NULL;
+	    s->last_group->on_active &&
+	    s->last_group->vtime <= s->vclock + c &&
+	    !(best && best->vtime + c < s->last_group->vtime) &&
+	    !fifo_expired(s, p, now, false)) {
+		struct cfqx_sched_group *g = s->last_group;
+
+		if (group_queued(g)) {
+			if (below)
+				return g;
+			s->hold_why = CFQX_HOLD_DEPTH;
+			return NULL;
+		}
+		if (g->in_flight || (g->anticipate_until > now &&
+				     !seeky(g))) {
+			if (!s->in_flight && s->idle_for != g) {
+				idle_over(s, now);
+				s->idle_for = g;
+				s->idle_from = now;
+			}
+			s->hold_why = CFQX_HOLD_ORDER;
+			return NULL;
+		}
 	}
 	/* The device is never idled: with nothing in flight, the least
 	 * served queued group goes.  A paced device's budget, not its
@@ -973,6 +1051,7 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 {
 	struct cfqx_sched_group *g = r->group;
 
+	idle_over(s, now);
 	unqueue(s, r);
 	r->state = CFQX_SRQ_DISPATCHED;
 	r->dispatch_ns = now;
@@ -1036,7 +1115,7 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 		refresh(s, p, now);
 		return NULL;
 	}
-	r = fifo_expired(s, p, now);
+	r = fifo_expired(s, p, now, true);
 	if (r)
 		s->st.fifo_expired++;
 	else
@@ -1366,6 +1445,15 @@ bool cfqx_sched_may_queue(const struct cfqx_sched *s,
 			  const struct cfqx_sched_group *g, bool write,
 			  const struct cfqx_policy *p, u32 nr_requests)
 {
-	return g->allocated[write] < cfqx_queue_limit(nr_requests, s->nr_busy,
-						      p->queued, p->max_queued);
+	/* The groups holding requests are the active ones (queued, in
+	 * flight, or thinking and about to come back), and the asker. */
+	u32 holders = s->nr_active + !g->on_active;
+
+	if (g->allocated[write] < cfqx_queue_limit(nr_requests, holders,
+						   p->max_queued))
+		return true;
+	/* Past its share while the pool keeps a request for each holder:
+	 * a share another group leaves unused is not wasted. */
+	return g->allocated[write] < p->max_queued &&
+		s->nr_allocated + holders < nr_requests;
 }

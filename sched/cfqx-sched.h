@@ -93,6 +93,7 @@ struct cfqx_sched_group {
 	u32 think_samples;
 	u32 pad2;
 	u64 anticipate_until;		/* 0: not anticipated */
+	u64 seeks;			/* share of its requests that seek */
 	u64 last_sector;		/* end of its last dispatch: its sweep */
 	u64 fifo_check_at;		/* its FIFO may be served again at */
 };
@@ -171,6 +172,8 @@ struct cfqx_sched {
 	const struct cfqx_policy *policy;	/* the last one passed in */
 	struct cfqx_sched_group *last_group;	/* of the last dispatch */
 	struct cfqx_sched_group *last_done;	/* of the last completion */
+	struct cfqx_sched_group *idle_for;	/* a disk idles for it ... */
+	u64 idle_from;				/* ... since */
 	u64 switch_cost;		/* EWMA device time after a group switch */
 	u64 last_now;			/* and the clock then */
 	u64 avg_cost;			/* EWMA charge per request, x 16 */
@@ -198,6 +201,7 @@ struct cfqx_sched {
 	u8 hold_why;			/* what choose() last found held work */
 	u8 pad4[2];
 	u32 in_flight_then;		/* in_flight at last_now */
+	u32 nr_allocated;		/* requests the caller holds */
 
 	struct cfqx_sched_stats st;
 };
@@ -206,9 +210,9 @@ struct cfqx_sched {
 void cfqx_sched_init(struct cfqx_sched *s, const struct cfqx_sched_device *d);
 void cfqx_sched_set_tags(struct cfqx_sched *s, u32 tags);
 void cfqx_sched_group_init(struct cfqx_sched_group *g);
-void cfqx_sched_rq_init(struct cfqx_sched_rq *r, struct cfqx_sched_group *g,
-			u64 sector, u32 sectors, bool sync, bool write,
-			void *owner);
+void cfqx_sched_rq_init(struct cfqx_sched *s, struct cfqx_sched_rq *r,
+			struct cfqx_sched_group *g, u64 sector, u32 sectors,
+			bool sync, bool write, void *owner);
 
 /* A group the caller may free: nothing queued, in flight or anticipated. */
 bool cfqx_sched_group_idle(const struct cfqx_sched_group *g);

@@ -419,7 +419,8 @@ static void submit(struct sim *s, struct sim_rq *rq)
 {
 	if (s->o->sched == SIM_SCHED_CFQX) {
 		/* prepare_request, then insert_requests */
-		cfqx_sched_rq_init(&rq->core, &rq->p->g->core, rq->sector,
+		cfqx_sched_rq_init(&s->core, &rq->core, &rq->p->g->core,
+				   rq->sector,
 				   (u32)(rq->bytes / SIM_SECTOR), rq->sync,
 				   rq->write, rq);
 		note_stopped(s);

@@ -98,20 +98,23 @@ static inline __u64 cfqx_epoch(__u64 now_ns)
 
 /*
  * Admission (2.6.10 cfq_may_queue): how many requests a group may have
- * allocated when @busy groups share @nr_requests: an equal share, but never
- * below @queued (a group can always make progress) nor above @max_queued.
+ * allocated when @holders groups (those holding requests, and the one
+ * asking) share @nr_requests: an equal share, at least 1 and at most
+ * @max_queued.  2.6.10 also let a queue below `queued` allocate past
+ * nr_requests (ELV_MQUEUE_MUST); blk-mq's scheduler tags are a hard pool,
+ * and a floor the pool cannot honour (15 groups x 8 > 64 tags) let deep
+ * groups take every tag while a one-deep reader waited behind them for
+ * one, so cfqx keeps no floor above the equal share.
  */
-static inline __u32 cfqx_queue_limit(__u32 nr_requests, __u32 busy,
-				     __u32 queued, __u32 max_queued)
+static inline __u32 cfqx_queue_limit(__u32 nr_requests, __u32 holders,
+				     __u32 max_queued)
 {
 	__u32 limit;
 
-	limit = busy ? nr_requests / busy : nr_requests;
-	if (limit < queued)
-		limit = queued;
+	limit = holders ? nr_requests / holders : nr_requests;
 	if (limit > max_queued)
 		limit = max_queued;
-	return limit;
+	return limit ? limit : 1;
 }
 
 /*

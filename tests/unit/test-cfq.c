@@ -52,10 +52,13 @@ Test(decay, shifts_per_period)
 
 Test(admission, queue_limit_clamped)
 {
-	cr_expect_eq(cfqx_queue_limit(128, 4, 8, 64), 32);
-	cr_expect_eq(cfqx_queue_limit(128, 32, 8, 64), 8);
-	cr_expect_eq(cfqx_queue_limit(128, 1, 8, 64), 64);
-	cr_expect_eq(cfqx_queue_limit(128, 0, 8, 64), 64);
+	cr_expect_eq(cfqx_queue_limit(128, 4, 64), 32);
+	cr_expect_eq(cfqx_queue_limit(128, 32, 64), 4);
+	cr_expect_eq(cfqx_queue_limit(128, 1, 64), 64);
+	cr_expect_eq(cfqx_queue_limit(128, 0, 64), 64);
+	/* Never a floor the pool cannot honour, but never shut out. */
+	cr_expect_eq(cfqx_queue_limit(64, 15, 64), 4);
+	cr_expect_eq(cfqx_queue_limit(64, 100, 64), 1);
 }
 
 Test(budget, entitlement_and_over)

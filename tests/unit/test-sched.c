@@ -79,7 +79,7 @@ static void rq_add(struct rig *t, struct cfqx_sched_rq *r,
 		   struct cfqx_sched_group *g, u64 sector, u32 sectors,
 		   bool sync)
 {
-	cfqx_sched_rq_init(r, g, sector, sectors, sync, !sync, r);
+	cfqx_sched_rq_init(&t->s, r, g, sector, sectors, sync, !sync, r);
 	cfqx_sched_insert(&t->s, r, &t->p, t->now);
 }
 
@@ -1617,6 +1617,74 @@ Test(sched_idle, thinker_stays_active_and_the_device_never_idles)
 }
 
 /*
+ * A disk waits for the group it serves (CFQ v3's slice_idle): while its
+ * request is in flight and while it thinks within its window, the other
+ * group's queued requests wait; the wait is charged to it as device time,
+ * and at the window's end the other group goes.
+ */
+Test(sched_idle, a_disk_waits_for_the_group_it_serves)
+{
+	static struct cfqx_sched_rq ar[2], br[4];
+	struct cfqx_sched_group a, b;
+	struct cfqx_sched_group *gs[] = { &a, &b };
+	struct cfqx_sched_rq *x;
+	struct rig t;
+	u64 wake = 0, until, charged, since;
+	int i;
+
+	rig_init_disk(&t, 32);
+	cfqx_sched_group_init(&a);
+	cfqx_sched_group_init(&b);
+	rq_add(&t, &ar[0], &a, 1000, 8, true);
+	for (i = 0; i < 4; i++)
+		rq_add(&t, &br[i], &b, 900000 + 8 * (u64)i, 8, true);
+	x = rq_next(&t, NULL);
+	cr_assert_eq(x, &ar[0], "a first (first active)");
+	/* In flight: the disk stays on a. */
+	cr_assert_null(rq_next(&t, NULL));
+	cr_assert_not(cfqx_sched_has_work(&t.s));
+	/* Done, and a thinks: still on a, until its window ends. */
+	t.now += 5 * MS;
+	rq_done(&t, x);
+	until = a.anticipate_until;
+	cr_assert_gt(until, t.now);
+	cr_assert_not(cfqx_sched_has_work(&t.s));
+	cr_assert_null(rq_next(&t, &wake));
+	cr_assert_eq(wake, until, "the glue's timer is set for its end");
+	check_invariants(&t.s, gs, 2);
+	/* a comes back 1 ms later: it goes, charged that 1 ms. */
+	charged = a.charged;
+	t.now += 1 * MS;
+	rq_add(&t, &ar[1], &a, 1008, 8, true);
+	x = rq_next(&t, NULL);
+	cr_assert_eq(x, &ar[1]);
+	cr_assert_geq(a.charged, charged + 1 * MS, "%llu after %llu",
+		      (unsigned long long)a.charged,
+		      (unsigned long long)charged);
+	t.now += 5 * MS;
+	rq_done(&t, x);
+	/* It does not come back: at the window's end b goes, and a is
+	 * charged the whole wait. */
+	until = a.anticipate_until;
+	charged = a.charged;
+	since = t.now;
+	cr_assert_null(rq_next(&t, &wake));
+	t.now = until;
+	cfqx_sched_tick(&t.s, &t.p, t.now, until);
+	cr_assert(cfqx_sched_has_work(&t.s));
+	x = rq_next(&t, NULL);
+	cr_assert_eq(x->group, &b);
+	cr_assert_not(a.on_active);
+	cr_assert_eq(a.charged, charged + (until - since),
+		     "the wait is a's service: %llu after %llu",
+		     (unsigned long long)a.charged,
+		     (unsigned long long)charged);
+	cr_assert_eq(t.s.st.idle_expired, 1);
+	cr_assert_eq(t.s.st.idle_hit, 1);
+	check_invariants(&t.s, gs, 2);
+}
+
+/*
  * A queueing device (20 us latency, @ps_per_sector), a greedy async group
  * and a one-deep sync reader thinking @think_ns: the reader's pace, one
  * request per latency + think time, against its fair share, one per two
@@ -1841,11 +1909,12 @@ Test(sched_idle, async_group_is_not_anticipated)
 /* ------------------------------------------------------------------ */
 /* Admission */
 
-Test(sched_admit, may_queue_follows_queue_limit_per_direction)
+/* A group may allocate its share of the pool (per direction), and past
+ * it, up to max_queued, while the pool keeps one for each holder. */
+static void admit_case(u32 nr)
 {
 	static struct cfqx_sched_rq busy[16], mine[80];
 	struct cfqx_sched_group others[16], g;
-	const u32 nr = 128;
 	struct rig t;
 	u32 nbusy, i, n;
 
@@ -1854,8 +1923,12 @@ Test(sched_admit, may_queue_follows_queue_limit_per_direction)
 	for (i = 0; i < 16; i++)
 		cfqx_sched_group_init(&others[i]);
 	for (nbusy = 0; nbusy <= 16; nbusy++) {
-		u32 limit = cfqx_queue_limit(nr, nbusy, t.p.queued,
-					     t.p.max_queued);
+		/* g and the nbusy groups holding one request each. */
+		u32 holders = nbusy + 1;
+		u32 share = cfqx_queue_limit(nr, holders, t.p.max_queued);
+		u32 pool = nr > holders + nbusy ? nr - holders - nbusy : 0;
+		u32 limit = share > pool ? share :
+			pool < t.p.max_queued ? pool : t.p.max_queued;
 
 		if (nbusy)
 			rq_add(&t, &busy[nbusy - 1], &others[nbusy - 1],
@@ -1864,28 +1937,40 @@ Test(sched_admit, may_queue_follows_queue_limit_per_direction)
 		/* Reads: allocate up to the limit. */
 		for (n = 0; cfqx_sched_may_queue(&t.s, &g, false, &t.p, nr);
 		     n++) {
-			cr_assert_lt(n, 80);
-			cfqx_sched_rq_init(&mine[n], &g, 0, 8, true, false,
-					   NULL);
+			cr_assert_lt(n, 79);
+			cfqx_sched_rq_init(&t.s, &mine[n], &g, 0, 8, true,
+					   false, NULL);
 		}
-		cr_assert_eq(n, limit, "%u busy: %u reads, limit %u", nbusy,
-			     n, limit);
+		cr_assert_eq(n, limit, "pool %u, %u busy: %u reads, limit %u",
+			     nr, nbusy, n, limit);
 		/* Writes have their own count. */
 		cr_assert(cfqx_sched_may_queue(&t.s, &g, true, &t.p, nr));
-		cfqx_sched_rq_init(&mine[n], &g, 0, 8, false, true, NULL);
+		cfqx_sched_rq_init(&t.s, &mine[n], &g, 0, 8, false, true,
+				   NULL);
 		cr_assert_eq(g.allocated[1], 1);
 		cr_assert_not(cfqx_sched_may_queue(&t.s, &g, false, &t.p, nr));
-		/* A freed request gives its slot back. */
+		/* Freed requests give their slots back. */
+		cfqx_sched_release(&t.s, &mine[n]);
 		cfqx_sched_release(&t.s, &mine[0]);
 		cr_assert(cfqx_sched_may_queue(&t.s, &g, false, &t.p, nr));
-		for (i = 1; i <= n; i++)
+		for (i = 1; i < n; i++)
 			cfqx_sched_release(&t.s, &mine[i]);
 		cr_assert_eq(g.allocated[0] + g.allocated[1], 0);
+		cr_assert_eq(t.s.nr_allocated, nbusy);
 	}
-	/* The 2.6.10 numbers: 1 busy -> max_queued, 4 -> 32, 16 -> queued. */
-	cr_assert_eq(cfqx_queue_limit(nr, 1, 8, 64), 64);
-	cr_assert_eq(cfqx_queue_limit(nr, 4, 8, 64), 32);
-	cr_assert_eq(cfqx_queue_limit(nr, 16, 8, 64), 8);
+}
+
+Test(sched_admit, may_queue_follows_queue_limit_per_direction)
+{
+	admit_case(128);	/* the pool has room: max_queued */
+	admit_case(40);		/* past the share, to the reserve */
+	admit_case(34);		/* ... and at 16 busy, the share */
+	/* 1 holder -> max_queued, 4 -> 32, 16 -> 8, 32 -> 4 (2.6.10's
+	 * floor of `queued` would be 8: more than the pool holds). */
+	cr_assert_eq(cfqx_queue_limit(128, 1, 64), 64);
+	cr_assert_eq(cfqx_queue_limit(128, 4, 64), 32);
+	cr_assert_eq(cfqx_queue_limit(128, 16, 64), 8);
+	cr_assert_eq(cfqx_queue_limit(128, 32, 64), 4);
 }
 
 /* ------------------------------------------------------------------ */
