@@ -65,8 +65,9 @@
  * window (below) the disk waits for it (CFQ v3's slice_idle): a one-deep
  * sequential reader that lost the disk at every request paid a seek and a
  * turn for each one, and a round of every other group's.  Not for a seeky
- * group (more than one request in eight starts over a megabyte from where
- * its last one ended): its next request seeks anyway.  The time the disk
+ * group (more than one request in eight starts over 64 KiB from where its
+ * last one inserted ended: several streams, or random): its next request
+ * seeks anyway.  The time the disk
  * waits is charged to it, as device time.  The round ends early for an
  * expired FIFO, and for a group more than a round behind the served one
  * (it wants less than its share: the vtime order is max-min).
@@ -160,9 +161,10 @@
 #define CFQX_PACE_CREDIT_NS	(2 * CFQX_NSEC_PER_MSEC)
 /* A disk's round is at least this many group switches' worth of time. */
 #define CFQX_ROUND_SWITCHES	8
-/* A request within this many sectors (1 MiB) of where its group's last
- * one ended is near: a short seek, cheaper than a switch between groups. */
-#define CFQX_SEEK_NEAR		2048
+/* A request within this many sectors (64 KiB) of where its group's last
+ * one inserted ended is near: a disk's read-ahead has it, or a short skip
+ * forward costs less than a seek and a turn. */
+#define CFQX_SEEK_NEAR		128
 /* g->seeks: the share of its requests that were not near, x256 (an EWMA
  * weighing a new one 1/8); above 1/8 the group is seeky. */
 #define CFQX_SEEK_ONE		256
@@ -424,13 +426,14 @@ void cfqx_sched_insert(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 			group_wakes(s, g, p, now);
 		s->nr_busy++;
 	}
-	if (g->dispatched) {
-		u64 d = r->sector > g->last_sector ?
-			r->sector - g->last_sector : g->last_sector - r->sector;
+	if (g->insert_end) {
+		u64 d = r->sector > g->insert_end ?
+			r->sector - g->insert_end : g->insert_end - r->sector;
 
 		g->seeks = g->seeks - (g->seeks >> 3) +
 			(d > CFQX_SEEK_NEAR ? CFQX_SEEK_ONE >> 3 : 0);
 	}
+	g->insert_end = r->sector + r->sectors;
 	sort_add(g, r);
 	r->deadline_ns = now + cfqx_fifo_expire_ns(p, r->sync);
 	s->next_fifo_check = min_u64(s->next_fifo_check, r->deadline_ns);
@@ -492,7 +495,14 @@ void cfqx_sched_remove(struct cfqx_sched *s, struct cfqx_sched_rq *r)
 void cfqx_sched_resize(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 		       u64 sector, u32 sectors)
 {
+	struct cfqx_sched_group *g = r->group;
+
 	(void)s;
+	/* A bio merged at the back of its group's latest request: the
+	 * stream goes on from the new end. */
+	if (g && r->state == CFQX_SRQ_QUEUED &&
+	    g->insert_end == r->sector + r->sectors)
+		g->insert_end = sector + sectors;
 	r->sectors = sectors;
 	if (r->sector == sector || r->state != CFQX_SRQ_QUEUED || r->head) {
 		r->sector = sector;
@@ -737,8 +747,8 @@ static struct cfqx_sched_rq *fifo_expired(struct cfqx_sched *s,
 	return oldest;
 }
 
-/* Are the group's requests mostly away from where its last one ended?
- * Then waiting for its next one saves no seek. */
+/* Do the group's requests often start away from where its last one
+ * ended?  Then waiting for its next one saves no seek. */
 static bool seeky(const struct cfqx_sched_group *g)
 {
 	return g->seeks > CFQX_SEEK_ONE / 8;

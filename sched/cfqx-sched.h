@@ -94,6 +94,7 @@ struct cfqx_sched_group {
 	u32 pad2;
 	u64 anticipate_until;		/* 0: not anticipated */
 	u64 seeks;			/* share of its requests that seek */
+	u64 insert_end;			/* end of the last one inserted */
 	u64 last_sector;		/* end of its last dispatch: its sweep */
 	u64 fifo_check_at;		/* its FIFO may be served again at */
 };
