@@ -109,7 +109,8 @@ struct cfqx_sched_device {
 enum cfqx_sched_hold {
 	CFQX_HOLD_NOTHING = 0,	/* nothing is queued */
 	CFQX_HOLD_READY,	/* the core would dispatch: blk-mq did not ask */
-	CFQX_HOLD_ORDER,	/* every queued group is a round ahead of V */
+	CFQX_HOLD_ORDER,	/* every queued group is a round ahead of V, or
+				 * a disk waits for the group it serves */
 	CFQX_HOLD_DEPTH,	/* the contended depth (or the tags) is full */
 	CFQX_HOLD_PACE,		/* the pace */
 	CFQX_HOLD_CAUSES
