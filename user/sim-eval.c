@@ -43,7 +43,9 @@ int sim_solo_run(const struct sim_opts *o, struct sim_solo *s, char *err,
 			s->bytes = calloc(n, sizeof(*s->bytes));
 			s->dev_ns = calloc(n, sizeof(*s->dev_ns));
 			s->window_ns = calloc(n, sizeof(*s->window_ns));
-			if (!s->bytes || !s->dev_ns || !s->window_ns) {
+			s->ios = calloc(n, sizeof(*s->ios));
+			if (!s->bytes || !s->dev_ns || !s->window_ns ||
+			    !s->ios) {
 				sim_res_free(&r);
 				snprintf(err, errlen, "out of memory");
 				goto fail;
@@ -52,6 +54,7 @@ int sim_solo_run(const struct sim_opts *o, struct sim_solo *s, char *err,
 		s->bytes[g] = r.g[g].bytes;
 		s->dev_ns[g] = r.g[g].dev_ns;
 		s->window_ns[g] = r.g[g].window_ns;
+		s->ios[g] = r.g[g].ios;
 		sim_res_free(&r);
 	}
 	return 0;
@@ -65,6 +68,7 @@ void sim_solo_free(struct sim_solo *s)
 	free(s->bytes);
 	free(s->dev_ns);
 	free(s->window_ns);
+	free(s->ios);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -264,6 +264,7 @@ struct sim_solo {
 	sim_u64 *bytes;
 	sim_u64 *dev_ns;
 	sim_u64 *window_ns;
+	sim_u64 *ios;
 };
 
 int sim_solo_run(const struct sim_opts *o, struct sim_solo *s, char *err,

@@ -6,8 +6,9 @@
  * same code `cfqx sim` uses, against the issue's targets: max-min Jain
  * >= 0.95, worst x >= 0.8, total >= 95% of fifo's, the sync readers'
  * (one-deep groups') maximum read latency <= fifo_expire_sync + one
- * round, and no stall; and on the ssd model, whether any scheduler could
- * meet the worst-share and total targets at once (sim_ssd_need()).
+ * round, and no stall; and on the ssd and hdd models, whether any
+ * scheduler could meet the worst-share and total targets at once
+ * (sim_ssd_need(), sim_hdd_need()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,65 @@ out:
 	return need;
 }
 
+double sim_hdd_need(const struct sim_devcfg *dev, const struct sim_solo *solo,
+		    const struct sim_res *r, double fifo_bw)
+{
+	int g, n = solo->ngroups;
+	double *demand, *tpb, *extra, *fair, total, least = -1, floor = 0;
+	double need = 0, ret_ns;
+
+	if (dev->model != SIM_HDD || n <= 0 || r->ngroups != n || !dev->rpm)
+		return 0;
+	demand = calloc(n, sizeof(*demand));
+	tpb = calloc(n, sizeof(*tpb));
+	extra = calloc(n, sizeof(*extra));
+	fair = calloc(n, sizeof(*fair));
+	if (!demand || !tpb || !extra || !fair)
+		goto out;
+	/* A return to a group elsewhere: the shortest seek and, in
+	 * expectation, half a turn. */
+	ret_ns = (double)dev->seek_min_ns + 30e9 / (double)dev->rpm;
+	for (g = 0; g < n; g++) {
+		double idle;
+
+		if (!solo->bytes[g] || !solo->window_ns[g] ||
+		    !solo->dev_ns[g] || !solo->ios[g])
+			goto out;	/* a group that did nothing alone */
+		demand[g] = (double)solo->dev_ns[g] /
+			(double)solo->window_ns[g];
+		tpb[g] = (double)solo->dev_ns[g] / 1e9 /
+			(double)solo->bytes[g];
+		if (least < 0 || tpb[g] < least)
+			least = tpb[g];
+		if (r->g[g].max_depth != 1 || !r->g[g].sequential)
+			continue;
+		idle = solo->window_ns[g] > solo->dev_ns[g] ?
+			(double)(solo->window_ns[g] - solo->dev_ns[g]) /
+			(double)solo->ios[g] : 0;
+		extra[g] = (idle < ret_ns ? idle : ret_ns) / 1e9 *
+			(double)solo->ios[g] / (double)solo->bytes[g];
+	}
+	/* Fair device time, water-filled within the disk; a group's fair
+	 * bandwidth is its solo bandwidth scaled by fair / solo time. */
+	cfqx_waterfill(n, demand, 1.0, fair);
+	for (g = 0; g < n; g++) {
+		double bw = (double)solo->bytes[g] * 1e9 /
+			(double)solo->window_ns[g] * fair[g] / demand[g];
+
+		need += SIM_T_WORST * bw * (tpb[g] + extra[g]);
+		floor += SIM_T_WORST * bw;
+	}
+	total = SIM_T_TOTAL * fifo_bw;
+	if (total > floor)
+		need += (total - floor) * least;
+out:
+	free(demand);
+	free(tpb);
+	free(extra);
+	free(fair);
+	return need;
+}
+
 void sim_verdict_run(const struct sim_scenario *sc, const char *path,
 		     struct sim_verdict *v)
 {
@@ -131,7 +191,9 @@ void sim_verdict_run(const struct sim_scenario *sc, const char *path,
 	v->lat_bound_ms = (double)o.policy.fifo_expire_sync +
 		(double)sim_round_ns(&o.dev, &o.policy, &ec.run) / 1e6;
 	v->stalls = ec.run.stalls;
-	v->need = sim_ssd_need(&o.dev, &solo, ef.total_bw);
+	v->need = o.dev.model == SIM_HDD ?
+		sim_hdd_need(&o.dev, &solo, &ec.run, ef.total_bw) :
+		sim_ssd_need(&o.dev, &solo, ef.total_bw);
 	v->pass = v->maxmin >= SIM_T_MAXMIN && v->worst >= SIM_T_WORST &&
 		v->total_ratio >= SIM_T_TOTAL && v->lat_ms <= v->lat_bound_ms &&
 		!v->stalls;

@@ -47,7 +47,7 @@ struct sim_verdict {
 	double cfqx_mib_s, fifo_mib_s;
 	double lat_ms, lat_bound_ms;	/* cfqx sync reads' max, and bound */
 	sim_u64 stalls;
-	double need;			/* ssd: sim_ssd_need(); 0 elsewhere */
+	double need;			/* sim_ssd_need(), sim_hdd_need(); 0 on nullb */
 	bool pass;
 	char error[1024];		/* set when the run itself failed */
 };
@@ -72,6 +72,22 @@ sim_u64 sim_round_ns(const struct sim_devcfg *dev,
  */
 double sim_ssd_need(const struct sim_devcfg *dev, const struct sim_solo *solo,
 		    double fifo_bw);
+
+/*
+ * The same on the hdd model, in device time (one actuator, one second per
+ * second): each group at SIM_T_WORST of its fair share (fair device time
+ * water-filled within the disk, its fair bandwidth its solo bandwidth x
+ * fair / solo time) costs at least its solo device time per byte, and a
+ * one-deep sequential group pays per request, besides, the lesser of the
+ * time the disk stood idle for it alone (its think) and a return to it
+ * from elsewhere (the shortest seek and, in expectation, half a turn):
+ * the disk either waits for its next request or comes back for it.  The
+ * rest of T at the cheapest group's cost.  @r (the mix's run) says which
+ * groups are one-deep and sequential.  Above 1, no scheduler meets both
+ * targets, in expectation over the platter's angle.
+ */
+double sim_hdd_need(const struct sim_devcfg *dev, const struct sim_solo *solo,
+		    const struct sim_res *r, double fifo_bw);
 
 /* Run the job file at @path as scenario @sc says; fills @v. */
 void sim_verdict_run(const struct sim_scenario *sc, const char *path,

@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 	f = fopen(tsv, "w");
 	if (!f)
 		return 1;
-	fprintf(f, "index\tname\tdevice\tpolicy\tgroups\tmaxmin_jain\tworst_share\ttotal_ratio\tcfqx_mib_s\tfifo_mib_s\tfifo_maxmin_jain\tfifo_worst_share\tsync_lat_ms\tlat_ratio\tlat_bound_ms\tstalls\tpass\tssd_need\n");
+	fprintf(f, "index\tname\tdevice\tpolicy\tgroups\tmaxmin_jain\tworst_share\ttotal_ratio\tcfqx_mib_s\tfifo_mib_s\tfifo_maxmin_jain\tfifo_worst_share\tsync_lat_ms\tlat_ratio\tlat_bound_ms\tstalls\tpass\tneed\n");
 	for (i = 0; i < got; i++) {
 		struct sim_scenario sc;
 
@@ -310,7 +310,7 @@ int main(int argc, char **argv)
 	       got - fails - errors, got, fails, errors);
 	for (i = 0, k = 0; i < got; i++)
 		k += v[i].need > 1;
-	printf("  %d of the misses cannot be met by any scheduler: on the ssd model the worst-share and total targets together need more channel time than the channels have (ssd_need > 1)\n",
+	printf("  %d of the misses cannot be met by any scheduler: the worst-share and total targets together need more channel time than an ssd's channels have, or more time than a disk has (need > 1)\n",
 	       k);
 	for (i = 0; i < got; i++) {
 		struct sim_scenario sc;
