@@ -67,10 +67,10 @@
  * turn for each one, and a round of every other group's.  Not for a seeky
  * group (more than one request in eight starts over 64 KiB from where its
  * last one inserted ended: several streams, or random): its next request
- * seeks anyway.  The time the disk
- * waits is charged to it, as device time.  The round ends early for an
- * expired FIFO, and for a group more than a round behind the served one
- * (it wants less than its share: the vtime order is max-min).
+ * seeks anyway.  The time the disk waits is charged to it, as device
+ * time.  The round ends early for an expired FIFO, and for a group more
+ * than a round behind the served one (it wants less than its share: the
+ * vtime order is max-min).
  *
  * Think time.  A sync group with one request at a time has nothing queued
  * while it thinks.  When such a group empties and its think time (EWMA of
@@ -957,8 +957,8 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 			return NULL;
 		}
 	}
-	/* The device is never idled: with nothing in flight, the least
-	 * served queued group goes.  A paced device's budget, not its
+	/* Otherwise the device is never idled: with nothing in flight, the
+	 * least served queued group goes.  A paced device's budget, not its
 	 * queue, is what the order divides, whatever is in flight: the
 	 * least served queued group goes once holding on would lose budget
 	 * (the pace would trail the clock by more than its credit), and
