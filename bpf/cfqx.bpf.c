@@ -218,8 +218,10 @@ struct {
 } dcounts SEC(".maps");
 
 /*
- * The last good policy, copied and read whole under its lock; gen counts
- * its changes (read without the lock by read_policy()'s fast path).
+ * The last good policy (the defaults for an all-zero map value), written
+ * whole under its lock where requests start (policy_sync()); issue and
+ * completion read single fields of it without the lock.  gen counts its
+ * changes (read without the lock by policy_sync()'s fast path).
  */
 struct good_policy {
 	struct bpf_spin_lock lock;
@@ -336,8 +338,9 @@ typedef struct cfqx_policy policy_words __attribute__((aligned(8)));
 
 struct prog_scratch {
 	__u64 word;		/* ptr_num()'s */
-	policy_words pol;	/* the policy value this program last
-				 * found valid on this CPU (pol_ok) */
+	policy_words pol;	/* the policy map value this program
+				 * last found valid (or all zero) on
+				 * this CPU (pol_ok) */
 	__u64 gen;		/* the last good policy's gen then */
 	__u32 pol_ok;
 };
@@ -368,11 +371,13 @@ static __always_inline void atomic_max(__u64 *p, __u64 v)
 	}
 }
 
-/* Word by word: a policy is 6 words (CFQX_POLICY_SIZE). */
-static __always_inline bool policy_words_same(const policy_words *a,
-					      const policy_words *b)
+/* Word by word (a policy is 6 words, CFQX_POLICY_SIZE): @a against the
+ * live map value @p, each word read once. */
+static __always_inline bool policy_live_same(const policy_words *a,
+					     const struct cfqx_policy *p)
 {
-	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	const volatile __u64 *y = (const volatile __u64 *)p;
+	const __u64 *x = (const __u64 *)a;
 	int i;
 
 	for (i = 0; i < CFQX_POLICY_SIZE / 8; i++)
@@ -396,68 +401,94 @@ static __always_inline bool policy_same(const struct cfqx_policy *a,
 		a->event_rate == b->event_rate;
 }
 
+static __always_inline struct good_policy *good_policy(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&goodpol, &zero);
+}
+
 /*
- * The live policy into *@out: the map value copied once and checked as
- * copied (a concurrent `bpftool map update` cannot slip in between), else
- * the last good one (whole, under its lock), else the defaults.  A copy
- * equal to the one this program last found valid on this CPU (@ps, when
- * given), while the last good one has not changed since, is taken as it
- * is: the common case costs a copy and a compare.  (Without the gen
- * check, a CPU that saw A, then none of B, then A again would leave B as
- * the last good policy for a bad value that follows.)
+ * Bring the last good policy up to the live one and return it: the map
+ * value copied once and checked as copied (a concurrent `bpftool map
+ * update` cannot slip in between); an all-zero value (a map bpftool just
+ * created) is the defaults; a bad value leaves the last good one in
+ * force.  Called where a request starts (and by the merge programs);
+ * issue and completion read the fields they need from the last good
+ * policy as it stands (policy_in_force()), so a switch applies from the
+ * next request on, one policy check per request.  A copy equal word by
+ * word to the value this program last found valid on this CPU (@ps),
+ * while the last good one has not changed since, costs a copy and a
+ * compare.  (Without the gen check, a CPU that saw A, then none of B,
+ * then A again would leave B as the last good policy for a bad value
+ * that follows.)  NULL only if the goodpol map has no entry.
  */
-static __always_inline void read_policy(struct prog_scratch *ps,
-					policy_words *out)
+static __always_inline struct cfqx_policy *policy_sync(struct prog_scratch *ps)
 {
 	struct cfqx_policy def = CFQX_POLICY_DEFAULT;
-	struct good_policy *gp;
+	struct good_policy *gp = good_policy();
 	struct cfqx_policy *p;
+	policy_words raw, val;
 	__u32 zero = 0;
 	bool same;
 	__u64 gen;
 
-	p = bpf_map_lookup_elem(&policy, &zero);
-	if (!p) {
-		*out = def;
-		return;
-	}
-	*out = *(policy_words *)p;
-	gp = bpf_map_lookup_elem(&goodpol, &zero);
-	if (ps && gp && ps->pol_ok &&
-	    ps->gen == *(volatile __u64 *)&gp->gen &&
-	    policy_words_same(&ps->pol, out))
-		return;
-	if (cfqx_policy_is_zero(out)) {
-		*out = def;
-		return;
-	}
-	if (cfqx_policy_check(out)) {
-		stat_inc(CFQX_STAT_BAD_POLICY);
-		*out = def;
-		if (gp) {
-			bpf_spin_lock(&gp->lock);
-			if (gp->valid)
-				*out = gp->pol;
-			bpf_spin_unlock(&gp->lock);
-		}
-		return;
-	}
 	if (!gp)
-		return;
+		return NULL;
+	p = bpf_map_lookup_elem(&policy, &zero);
+	/* the fast path compares in place: a value read equal to the
+	 * cached one is that value, however it was read */
+	if (p && ps && ps->pol_ok &&
+	    ps->gen == *(volatile __u64 *)&gp->gen &&
+	    policy_live_same(&ps->pol, p))
+		return &gp->pol;
+	if (p)
+		raw = *(policy_words *)p;
+	else
+		raw = (policy_words){};
+	val = raw;
+	if (cfqx_policy_is_zero(&val)) {
+		val = def;
+	} else if (cfqx_policy_check(&val)) {
+		stat_inc(CFQX_STAT_BAD_POLICY);
+		bpf_spin_lock(&gp->lock);
+		if (!gp->valid) {
+			gp->pol = def;
+			gp->valid = 1;
+			gp->gen++;
+		}
+		bpf_spin_unlock(&gp->lock);
+		return &gp->pol;
+	}
 	bpf_spin_lock(&gp->lock);
-	same = gp->valid && policy_same(&gp->pol, out);
+	same = gp->valid && policy_same(&gp->pol, &val);
 	if (!same) {
-		gp->pol = *out;
+		gp->pol = val;
 		gp->valid = 1;
 		gp->gen++;
 	}
 	gen = gp->gen;
 	bpf_spin_unlock(&gp->lock);
 	if (ps) {
-		ps->pol = *out;
+		ps->pol = raw;
 		ps->gen = gen;
 		ps->pol_ok = 1;
 	}
+	return &gp->pol;
+}
+
+/*
+ * The policy in force, for issue and completion: the last good one as
+ * the request's start left it (policy_sync()).  Read field by field
+ * without its lock: a field may be one policy's and the next field the
+ * following one's, but every field read is a valid value.  NULL only if
+ * the goodpol map has no entry.
+ */
+static __always_inline struct cfqx_policy *policy_in_force(void)
+{
+	struct good_policy *gp = good_policy();
+
+	return gp ? &gp->pol : NULL;
 }
 
 static __always_inline bool dev_wanted(__u32 dev)
@@ -822,9 +853,10 @@ static __always_inline void emit(__u32 kind, struct cfqx_group_key *key,
 }
 
 /* A policy switch is noticed by the first classification under it. */
-static __always_inline void check_switch(struct cfqx_policy *pol, __u64 now)
+static __always_inline void check_switch(__u32 group_by, __u32 rate,
+					 __u64 now)
 {
-	__u32 want = pol->group_by + 1, old = seen_group_by;
+	__u32 want = group_by + 1, old = seen_group_by;
 	struct cfqx_group_key none = {};
 
 	if (old == want)
@@ -833,27 +865,27 @@ static __always_inline void check_switch(struct cfqx_policy *pol, __u64 now)
 		return;
 	if (!old)
 		return;		/* first request since load: no switch */
-	emit(CFQX_EV_POLICY, &none, &policy_rl, old - 1, pol->group_by,
-	     pol->event_rate, NULL, now);
+	emit(CFQX_EV_POLICY, &none, &policy_rl, old - 1, group_by, rate, NULL,
+	     now);
 }
 
-/* The submitting task's group under @pol; in submitter context only. */
-static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
+/* The submitting task's group under @group_by; in submitter context only. */
+static __always_inline void classify(__u32 group_by, __u32 dev,
 				     struct cfqx_group_key *key)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pid *pgrp;
 
 	key->dev = dev;
-	key->group_by = pol->group_by;
+	key->group_by = group_by;
 	key->flags = 0;
 	if (task->flags & PF_KTHREAD_FLAG) {
 		/* flusher writeback and other kernel threads: own group */
 		key->flags = CFQX_GF_KTHREAD;
-		key->id = bpf_get_current_pid_tgid() >> 32;
+		key->id = task->tgid;
 		return;
 	}
-	switch (pol->group_by) {
+	switch (group_by) {
 	case CFQX_BY_PGID:
 		pgrp = BPF_CORE_READ(task, signal, pids[bpf_core_enum_value(
 			enum pid_type, PIDTYPE_PGID)]);
@@ -869,7 +901,7 @@ static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
 		key->id = bpf_get_current_cgroup_id();
 		break;
 	default:
-		key->id = bpf_get_current_pid_tgid() >> 32;
+		key->id = task->tgid;	/* no helper call */
 		break;
 	}
 }
@@ -906,7 +938,7 @@ static __always_inline __u32 ptr_slot(__u64 p)
 static __always_inline bool group_enter(struct cfqx_group_stats *g,
 					__u32 gidx, __u64 h,
 					struct cfqx_group_key *key,
-					struct cfqx_policy *pol,
+					__u32 slice_idle, __u32 rate,
 					struct cfqx_dev_stats *d, __u64 now)
 {
 	struct group_lock *l = lock_at(gidx);
@@ -928,8 +960,7 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 		g->oldest_queued_ns = now;
 		g->busy_share_base = share;
 		/* back within slice_idle: the same turn (CFQ anticipation) */
-		if (!cfqx_period_continues(g->idle_at_ns, now,
-					   pol->slice_idle)) {
+		if (!cfqx_period_continues(g->idle_at_ns, now, slice_idle)) {
 			g->period_share_base = share;
 			g->busy_issued = 0;
 		}
@@ -946,7 +977,7 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 	 * without a name yet: a busy edge per request (a one-deep reader)
 	 * then costs no helper call.
 	 */
-	send = may_emit(&g->rl[CFQX_EV_BUSY], now, pol->event_rate);
+	send = may_emit(&g->rl[CFQX_EV_BUSY], now, rate);
 	if (send || !named) {
 		bpf_get_current_comm(comm, sizeof(comm));
 		bpf_spin_lock(&l->lock);
@@ -966,12 +997,11 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
  */
 static __always_inline void group_leave(struct cfqx_group_stats *g,
 					__u32 gidx, __u32 dslot,
-					struct cfqx_group_key *key, __u64 now,
-					struct prog_scratch *ps)
+					struct cfqx_group_key *key, __u64 now)
 {
 	struct cfqx_dev_stats *d = dev_at(dslot);
 	struct group_lock *l = lock_at(gidx);
-	policy_words pol;
+	struct cfqx_policy *pol;
 	__u64 share;
 	bool edge = false;
 	char comm[16];
@@ -993,9 +1023,10 @@ static __always_inline void group_leave(struct cfqx_group_stats *g,
 		return;
 	if (d)
 		__sync_fetch_and_add(&d->busy_groups, -1);
-	read_policy(ps, &pol);
-	emit(CFQX_EV_IDLE, key, &g->rl[CFQX_EV_IDLE], 0, 0, pol.event_rate,
-	     comm, now);
+	pol = policy_in_force();
+	if (pol)
+		emit(CFQX_EV_IDLE, key, &g->rl[CFQX_EV_IDLE], 0, 0,
+		     pol->event_rate, comm, now);
 }
 
 /* A bio of @key's group merged into a request. */
@@ -1020,8 +1051,7 @@ static __always_inline void count_merge(struct cfqx_group_stats *g,
  */
 static __always_inline void retire(__u32 gidx, __u32 dslot,
 				   struct cfqx_group_key *key,
-				   bool was_issued, __u64 now,
-				   struct prog_scratch *ps)
+				   bool was_issued, __u64 now)
 {
 	struct cfqx_group_stats *g = group_at(gidx);
 	struct cfqx_group_counts *c = counts_at(gidx);
@@ -1032,7 +1062,7 @@ static __always_inline void retire(__u32 gidx, __u32 dslot,
 	if (!was_issued)
 		CADD(c, issued, 1);
 	CADD(c, lost, 1);
-	group_leave(g, gidx, dslot, key, now, ps);
+	group_leave(g, gidx, dslot, key, now);
 }
 
 /* ---- creator (bio) records ------------------------------------------ */
@@ -1044,7 +1074,7 @@ static __always_inline void retire(__u32 gidx, __u32 dslot,
  * reused): it is retired, never silently overwritten.
  */
 static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
-				      __u64 now, struct prog_scratch *ps)
+				      __u64 now)
 {
 	__u32 idx = ptr_slot(bio);
 	struct bio_slot *s = bpf_map_lookup_elem(&bioslots, &idx);
@@ -1064,7 +1094,7 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 		if (__sync_val_compare_and_swap(&s->bio, bio,
 						BIO_SLOT_CLAIMED) == bio) {
 			retire(s->rec.gidx, s->rec.dslot, &s->rec.key, false,
-			       now, ps);
+			       now);
 			s->rec = *rec;
 			__sync_val_compare_and_swap(&s->bio, BIO_SLOT_CLAIMED,
 						    bio);
@@ -1082,7 +1112,7 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 			stale = *old;
 			if (!bpf_map_delete_elem(&bios, &bio))
 				retire(stale.gidx, stale.dslot, &stale.key,
-				       false, now, ps);
+				       false, now);
 		}
 		err = bpf_map_update_elem(&bios, &bio, rec, BPF_NOEXIST);
 		if (!err)
@@ -1223,8 +1253,7 @@ static __always_inline bool rq_forget(__u64 rq)
  * @rq starts again without a completion we saw: retire the old record
  * (unless the reaper just did).
  */
-static __always_inline void drop_stale(__u64 rkey, __u64 now,
-				       struct prog_scratch *ps)
+static __always_inline void drop_stale(__u64 rkey, __u64 now)
 {
 	struct rq_rec *old = rq_find(rkey);
 	struct rq_rec copy;
@@ -1235,7 +1264,7 @@ static __always_inline void drop_stale(__u64 rkey, __u64 now,
 	if (rq_forget(rkey))
 		retire(copy.gidx, copy.dslot, &copy.key,
 		       copy.state != RQ_STARTED && copy.state != RQ_REAPED,
-		       now, ps);
+		       now);
 }
 
 /*
@@ -1245,7 +1274,7 @@ static __always_inline void drop_stale(__u64 rkey, __u64 now,
 static __always_inline bool adopt(struct request *rq, __u64 rkey,
 				  struct bio_rec *owner,
 				  struct cfqx_group_stats *g, __u64 now,
-				  struct rq_rec *fresh, struct prog_scratch *ps)
+				  struct rq_rec *fresh)
 {
 	int ret;
 
@@ -1259,13 +1288,12 @@ static __always_inline bool adopt(struct request *rq, __u64 rkey,
 	fresh->idle_seen = 0;
 	ret = rq_store(rkey, fresh);
 	if (ret > 0) {
-		drop_stale(rkey, now, ps);
+		drop_stale(rkey, now);
 		ret = rq_store(rkey, fresh);
 	}
 	if (ret) {
 		stat_inc(CFQX_STAT_INFLIGHT_FULL);
-		group_leave(g, owner->gidx, owner->dslot, &fresh->key, now,
-			    ps);
+		group_leave(g, owner->gidx, owner->dslot, &fresh->key, now);
 		return false;
 	}
 	return true;
@@ -1484,7 +1512,7 @@ static long reap_slot(__u64 i, void *arg)
 		return 0;
 	copy = s->rec;
 	if (__sync_val_compare_and_swap(&s->rq, rq, 0) == rq)
-		retire(copy.gidx, copy.dslot, &copy.key, issued, w->now, NULL);
+		retire(copy.gidx, copy.dslot, &copy.key, issued, w->now);
 	return 0;
 }
 
@@ -1502,7 +1530,7 @@ static long reap_hashed(struct bpf_map *map, __u64 *rq, struct rq_rec *rec,
 		return 0;
 	copy = *rec;
 	if (bpf_map_delete_elem(&inflight, rq) == 0)
-		retire(copy.gidx, copy.dslot, &copy.key, issued, w->now, NULL);
+		retire(copy.gidx, copy.dslot, &copy.key, issued, w->now);
 	return 0;
 }
 
@@ -1523,7 +1551,7 @@ static long reap_bio_slot(__u64 i, void *arg)
 	if (w->now < copy.submit_ns + orphan_age_ns)
 		return 0;
 	if (__sync_val_compare_and_swap(&s->bio, bio, 0) == bio)
-		retire(copy.gidx, copy.dslot, &copy.key, false, w->now, NULL);
+		retire(copy.gidx, copy.dslot, &copy.key, false, w->now);
 	return 0;
 }
 
@@ -1535,7 +1563,7 @@ static long reap_bio_hashed(struct bpf_map *map, __u64 *bio,
 	if (w->now < copy.submit_ns + orphan_age_ns)
 		return 0;
 	if (bpf_map_delete_elem(&bios, bio) == 0)
-		retire(copy.gidx, copy.dslot, &copy.key, false, w->now, NULL);
+		retire(copy.gidx, copy.dslot, &copy.key, false, w->now);
 	return 0;
 }
 
@@ -1627,7 +1655,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 			c = counts_at(owner.gidx);
 			now = bpf_ktime_get_ns();
 			if (g && c &&
-			    adopt(rq, rkey, &owner, g, now, &rec, ps)) {
+			    adopt(rq, rkey, &owner, g, now, &rec)) {
 				CADD(c, issued, 1);
 				found = &rec;
 			}
@@ -1679,7 +1707,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	lat = now - rec.submit_ns;
 	atomic_max(&g->max_lat_ns, lat);	/* stores only a new maximum */
 	charge_service(g, service, now);
-	group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
+	group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
 	return 0;
 }
 
@@ -1726,8 +1754,7 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 			if (copy.state == RQ_ISSUED)
 				CADD(c, lost, 1);
 			__sync_fetch_and_add(&g->merges, 1);
-			group_leave(g, copy.gidx, copy.dslot, &copy.key, now,
-				    ps);
+			group_leave(g, copy.gidx, copy.dslot, &copy.key, now);
 		}
 		return 0;
 	}
@@ -1737,7 +1764,7 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 	if (!g)
 		return 0;
 	__sync_fetch_and_add(&g->merges, 1);
-	group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
+	group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
 	return 0;
 }
 
@@ -1766,12 +1793,11 @@ static __always_inline int reissue(struct rq_rec *rec)
  * taken it: then untracked, as a retired creator would be).
  */
 static __always_inline int issue_started(struct request *rq,
-					 struct rq_rec *rec,
-					 struct prog_scratch *ps)
+					 struct rq_rec *rec)
 {
 	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
-	policy_words pol;
+	struct cfqx_policy *pol;
 	__u64 now;
 
 	if (!rec || rec->state != RQ_STARTED)
@@ -1788,9 +1814,11 @@ static __always_inline int issue_started(struct request *rq,
 	c = counts_at(rec->gidx);
 	if (!g || !c)
 		return 0;
+	pol = policy_in_force();
+	if (!pol)
+		return 0;
 	reaper_arm();
-	read_policy(ps, &pol);
-	charge_issue(rq, rec, g, c, &pol, opf_is_sync(rq->cmd_flags), now);
+	charge_issue(rq, rec, g, c, pol, opf_is_sync(rq->cmd_flags), now);
 	return 0;
 }
 
@@ -1802,7 +1830,7 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 	struct rq_rec fresh = {};
 	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
-	policy_words pol;
+	struct cfqx_policy *pol;
 	struct bio_rec owner;
 
 	if (!rq->bio)
@@ -1812,7 +1840,7 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 	ps = scratch_of(P_ISSUE);
 	rkey = ptr_num(ps, rq);
 	if (start_at_io_start)
-		return issue_started(rq, rq_find(rkey), ps);
+		return issue_started(rq, rq_find(rkey));
 	/* the owner is the bio that created the request (getrq) */
 	if (!find_creator(rq->bio, &owner, ps))
 		return reissue(rq_find(rkey));
@@ -1822,11 +1850,13 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 	c = counts_at(owner.gidx);
 	if (!g || !c)
 		return 0;
-	if (!adopt(rq, rkey, &owner, g, now, &fresh, ps))
+	if (!adopt(rq, rkey, &owner, g, now, &fresh))
+		return 0;
+	pol = policy_in_force();
+	if (!pol)
 		return 0;
 	reaper_arm();
-	read_policy(ps, &pol);
-	charge_issue(rq, &fresh, g, c, &pol, owner.sync, now);
+	charge_issue(rq, &fresh, g, c, pol, owner.sync, now);
 	return 0;
 }
 
@@ -1834,13 +1864,15 @@ static __always_inline int bio_merged(struct bio *bio)
 {
 	struct cfqx_group_stats *g, *r = NULL;
 	struct cfqx_group_key key;
-	policy_words pol;
+	struct cfqx_policy *pol;
 	__u32 dev, idx, dslot, ridx = 0;
 
 	if (!bio_wanted(bio, &dev))
 		return 0;
-	read_policy(scratch_of(P_BIO_MERGE), &pol);
-	classify(&pol, dev, &key);
+	pol = policy_sync(scratch_of(P_BIO_MERGE));
+	if (!pol)
+		return 0;
+	classify(*(volatile __u32 *)&pol->group_by, dev, &key);
 	if (get_dev_at(dev, &dslot))
 		r = retired_at(dev, dslot, &ridx);
 	g = find_group(&key, bpf_ktime_get_ns(), &idx, r, ridx);
@@ -1872,15 +1904,21 @@ start_request(__u32 dev, __u64 now, struct prog_scratch *ps,
 {
 	struct cfqx_group_stats *g = NULL, *r = NULL;
 	struct cfqx_dev_stats *d;
-	policy_words pol;
-	__u32 ridx = 0;
+	struct cfqx_policy *pol;
+	__u32 ridx = 0, group_by, slice_idle, rate;
 	bool recycled = false;
 	__u64 h;
 	int tries;
 
-	read_policy(ps, &pol);
-	check_switch(&pol, now);
-	classify(&pol, dev, key);
+	pol = policy_sync(ps);
+	if (!pol)
+		return NULL;
+	/* each field read once: a concurrent switch may change them */
+	group_by = *(volatile __u32 *)&pol->group_by;
+	slice_idle = *(volatile __u32 *)&pol->slice_idle;
+	rate = *(volatile __u32 *)&pol->event_rate;
+	check_switch(group_by, rate, now);
+	classify(group_by, dev, key);
 	h = cfqx_group_hash(key);
 	d = get_dev_at(dev, dslot);
 	if (d)
@@ -1896,7 +1934,7 @@ start_request(__u32 dev, __u64 now, struct prog_scratch *ps,
 		g = get_group(key, now, gidx, r, ridx);
 		if (!g)
 			continue;	/* a full chain is counted there */
-		if (group_enter(g, *gidx, h, key, &pol, d, now))
+		if (group_enter(g, *gidx, h, key, slice_idle, rate, d, now))
 			break;
 		g = NULL;	/* recycled under us: look it up again */
 		recycled = true;
@@ -1926,8 +1964,8 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	rec.sync = opf_is_sync(bio->bi_opf);
 	rec.flags = BIO_CREATOR;
 	/* a request whose record cannot be kept is not pending */
-	if (!bio_store(ptr_num(ps, bio), &rec, now, ps))
-		group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
+	if (!bio_store(ptr_num(ps, bio), &rec, now))
+		group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
 	return 0;
 }
 
@@ -1974,13 +2012,13 @@ int BPF_PROG(cfqx_io_start, struct request *rq)
 	rkey = ptr_num(ps, rq);
 	ret = rq_store(rkey, &rec);
 	if (ret > 0) {
-		drop_stale(rkey, now, ps);
+		drop_stale(rkey, now);
 		ret = rq_store(rkey, &rec);
 	}
 	if (ret) {
 		/* a request whose record cannot be kept is not pending */
 		stat_inc(CFQX_STAT_INFLIGHT_FULL);
-		group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
+		group_leave(g, rec.gidx, rec.dslot, &rec.key, now);
 	}
 	return 0;
 }

@@ -282,11 +282,15 @@ static inline bool cfqx_period_continues(__u64 idle_at_ns, __u64 now,
 static inline bool cfqx_ratelimit_allow(struct cfqx_ratelimit *st,
 					__u64 now_ns, __u32 rate)
 {
-	__u64 window = now_ns / CFQX_NSEC_PER_SEC;
+	__u64 start = st->window * CFQX_NSEC_PER_SEC, window;
 
-	if (st->window != window) {
-		st->window = window;
-		st->count = 0;
+	/* a divide only when the second may have changed */
+	if (now_ns < start || now_ns - start >= CFQX_NSEC_PER_SEC) {
+		window = now_ns / CFQX_NSEC_PER_SEC;
+		if (st->window != window) {
+			st->window = window;
+			st->count = 0;
+		}
 	}
 	if (st->count >= rate) {
 		st->suppressed++;
