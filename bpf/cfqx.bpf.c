@@ -157,14 +157,18 @@ struct group_lock {
 	__u64 pending;		/* as struct cfqx_group_lock: beside its
 				 * lock, so that getrq and completion
 				 * (often on two CPUs) move one line */
-	__u64 pad[6];		/* a line each: no false sharing */
+	__u32 dslot;		/* its device's devstats slot */
+	__u32 pad32;
+	__u64 pad[5];		/* a line each: no false sharing */
 };
 
 _Static_assert(sizeof(struct group_lock) == sizeof(struct cfqx_group_lock) &&
 	       __builtin_offsetof(struct group_lock, pending) ==
 	       __builtin_offsetof(struct cfqx_group_lock, pending) &&
 	       __builtin_offsetof(struct group_lock, folding) ==
-	       __builtin_offsetof(struct cfqx_group_lock, folding),
+	       __builtin_offsetof(struct cfqx_group_lock, folding) &&
+	       __builtin_offsetof(struct group_lock, dslot) ==
+	       __builtin_offsetof(struct cfqx_group_lock, dslot),
 	       "struct group_lock is struct cfqx_group_lock");
 
 struct {
@@ -218,8 +222,10 @@ struct {
 } dcounts SEC(".maps");
 
 /*
- * The last good policy, copied and read whole under its lock; gen counts
- * its changes (read without the lock by read_policy()'s fast path).
+ * The last good policy (the defaults for an all-zero map value), written
+ * whole under its lock where requests start (policy_sync()); issue and
+ * completion read single fields of it without the lock.  gen counts its
+ * changes (read without the lock by policy_sync()'s fast path).
  */
 struct good_policy {
 	struct bpf_spin_lock lock;
@@ -234,6 +240,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct good_policy);
 } goodpol SEC(".maps");
+
+/*
+ * The last good policy and its gen as the programs read them: copies of
+ * goodpol's, written under its lock, read without it (a global: no map
+ * lookup).  Zero until the first request starts.
+ */
+struct cfqx_policy live_policy;
+__u64 live_gen;
 
 #define BIO_CREATOR	0x1	/* this bio started its request (getrq) */
 
@@ -336,8 +350,9 @@ typedef struct cfqx_policy policy_words __attribute__((aligned(8)));
 
 struct prog_scratch {
 	__u64 word;		/* ptr_num()'s */
-	policy_words pol;	/* the policy value this program last
-				 * found valid on this CPU (pol_ok) */
+	policy_words pol;	/* the policy map value this program
+				 * last found valid (or all zero) on
+				 * this CPU (pol_ok) */
 	__u64 gen;		/* the last good policy's gen then */
 	__u32 pol_ok;
 };
@@ -368,11 +383,13 @@ static __always_inline void atomic_max(__u64 *p, __u64 v)
 	}
 }
 
-/* Word by word: a policy is 6 words (CFQX_POLICY_SIZE). */
-static __always_inline bool policy_words_same(const policy_words *a,
-					      const policy_words *b)
+/* Word by word (a policy is 6 words, CFQX_POLICY_SIZE): @a against the
+ * live map value @p, each word read once. */
+static __always_inline bool policy_live_same(const policy_words *a,
+					     const struct cfqx_policy *p)
 {
-	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	const volatile __u64 *y = (const volatile __u64 *)p;
+	const __u64 *x = (const __u64 *)a;
 	int i;
 
 	for (i = 0; i < CFQX_POLICY_SIZE / 8; i++)
@@ -397,67 +414,89 @@ static __always_inline bool policy_same(const struct cfqx_policy *a,
 }
 
 /*
- * The live policy into *@out: the map value copied once and checked as
- * copied (a concurrent `bpftool map update` cannot slip in between), else
- * the last good one (whole, under its lock), else the defaults.  A copy
- * equal to the one this program last found valid on this CPU (@ps, when
- * given), while the last good one has not changed since, is taken as it
- * is: the common case costs a copy and a compare.  (Without the gen
- * check, a CPU that saw A, then none of B, then A again would leave B as
- * the last good policy for a bad value that follows.)
+ * Bring the last good policy up to the live one and return it: the map
+ * value copied once and checked as copied (a concurrent `bpftool map
+ * update` cannot slip in between); an all-zero value (a map bpftool just
+ * created) is the defaults; a bad value leaves the last good one in
+ * force.  Called where a request starts (and by the merge programs);
+ * issue and completion read the fields they need from the last good
+ * policy as it stands (policy_in_force()), so a switch applies from the
+ * next request on, one policy check per request.  A value equal word by
+ * word to the one this program last found valid on this CPU (@ps),
+ * while the last good one has not changed since, costs a compare in
+ * place.  (Without the gen check, a CPU that saw A, then none of B,
+ * then A again would leave B as the last good policy for a bad value
+ * that follows.)  Returns live_policy; NULL only if the goodpol map has
+ * no entry.
  */
-static __always_inline void read_policy(struct prog_scratch *ps,
-					policy_words *out)
+static __always_inline struct cfqx_policy *policy_sync(struct prog_scratch *ps)
 {
 	struct cfqx_policy def = CFQX_POLICY_DEFAULT;
 	struct good_policy *gp;
 	struct cfqx_policy *p;
+	policy_words raw, val;
 	__u32 zero = 0;
 	bool same;
 	__u64 gen;
 
 	p = bpf_map_lookup_elem(&policy, &zero);
-	if (!p) {
-		*out = def;
-		return;
-	}
-	*out = *(policy_words *)p;
+	/* the fast path compares in place: a value read equal to the
+	 * cached one is that value, however it was read */
+	if (p && ps && ps->pol_ok &&
+	    ps->gen == *(volatile __u64 *)&live_gen &&
+	    policy_live_same(&ps->pol, p))
+		return &live_policy;
 	gp = bpf_map_lookup_elem(&goodpol, &zero);
-	if (ps && gp && ps->pol_ok &&
-	    ps->gen == *(volatile __u64 *)&gp->gen &&
-	    policy_words_same(&ps->pol, out))
-		return;
-	if (cfqx_policy_is_zero(out)) {
-		*out = def;
-		return;
-	}
-	if (cfqx_policy_check(out)) {
-		stat_inc(CFQX_STAT_BAD_POLICY);
-		*out = def;
-		if (gp) {
-			bpf_spin_lock(&gp->lock);
-			if (gp->valid)
-				*out = gp->pol;
-			bpf_spin_unlock(&gp->lock);
-		}
-		return;
-	}
 	if (!gp)
-		return;
+		return NULL;
+	if (p)
+		raw = *(policy_words *)p;
+	else
+		raw = (policy_words){};
+	val = raw;
+	if (cfqx_policy_is_zero(&val)) {
+		val = def;
+	} else if (cfqx_policy_check(&val)) {
+		stat_inc(CFQX_STAT_BAD_POLICY);
+		bpf_spin_lock(&gp->lock);
+		if (!gp->valid) {
+			gp->pol = def;
+			gp->valid = 1;
+			gp->gen++;
+			live_policy = def;
+			live_gen = gp->gen;
+		}
+		bpf_spin_unlock(&gp->lock);
+		return &live_policy;
+	}
 	bpf_spin_lock(&gp->lock);
-	same = gp->valid && policy_same(&gp->pol, out);
+	same = gp->valid && policy_same(&gp->pol, &val);
 	if (!same) {
-		gp->pol = *out;
+		gp->pol = val;
 		gp->valid = 1;
 		gp->gen++;
+		live_policy = val;
+		live_gen = gp->gen;
 	}
 	gen = gp->gen;
 	bpf_spin_unlock(&gp->lock);
 	if (ps) {
-		ps->pol = *out;
+		ps->pol = raw;
 		ps->gen = gen;
 		ps->pol_ok = 1;
 	}
+	return &live_policy;
+}
+
+/*
+ * The policy in force, for issue and completion: the last good one as
+ * the request's start left it (policy_sync()).  Read field by field
+ * without its lock: a field may be one policy's and the next field the
+ * following one's, but every field read is a valid value.
+ */
+static __always_inline struct cfqx_policy *policy_in_force(void)
+{
+	return &live_policy;
 }
 
 static __always_inline bool dev_wanted(__u32 dev)
@@ -674,11 +713,12 @@ static __always_inline void fold_counts(__u32 from, __u32 to,
  * takes its lock and checks slot_hash first (group_enter, count_merge).
  */
 static __always_inline struct cfqx_group_stats *
-get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
-	  struct cfqx_group_stats *retired, __u32 ridx)
+get_group(struct cfqx_group_key *key, __u64 h, __u64 now, __u32 *idx,
+	  __u32 dslot)
 {
-	__u64 h = cfqx_group_hash(key), sh, best_age = 0, age, vh = 0;
-	__u32 i, at, victim = 0, free_at = 0;
+	__u64 sh, best_age = 0, age, vh = 0;
+	__u32 i, at, victim = 0, free_at = 0, ridx = 0;
+	struct cfqx_group_stats *retired = NULL;
 	bool have_free = false, have_victim = false, ok;
 	struct cfqx_group_stats *g;
 	struct group_lock *l;
@@ -717,6 +757,9 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 	}
 	if (have_victim && best_age > recycle_age_ns)
 		have_free = false;	/* recycle the stale one instead */
+	/* the device's retired bucket: only when a group is recycled */
+	if (!have_free && have_victim && dslot < CFQX_MAX_DEVICES)
+		retired = retired_at(key->dev, dslot, &ridx);
 	at = have_free ? free_at : victim;
 	if ((!have_free && (!have_victim || !retired))) {
 		stat_inc(CFQX_STAT_GROUPS_FULL);
@@ -744,6 +787,7 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 		g->key = *key;
 		g->first_seen_ns = now;
 		g->idle_at_ns = now;
+		l->dslot = dslot;
 	}
 	bpf_spin_unlock(&l->lock);
 	if (!ok) {
@@ -760,13 +804,13 @@ get_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
 
 /* get_group(), once more when it raced with another claim. */
 static __always_inline struct cfqx_group_stats *
-find_group(struct cfqx_group_key *key, __u64 now, __u32 *idx,
-	   struct cfqx_group_stats *retired, __u32 ridx)
+find_group(struct cfqx_group_key *key, __u64 h, __u64 now, __u32 *idx,
+	   __u32 dslot)
 {
-	struct cfqx_group_stats *g = get_group(key, now, idx, retired, ridx);
+	struct cfqx_group_stats *g = get_group(key, h, now, idx, dslot);
 
 	if (!g)
-		g = get_group(key, now, idx, retired, ridx);
+		g = get_group(key, h, now, idx, dslot);
 	return g;
 }
 
@@ -822,9 +866,10 @@ static __always_inline void emit(__u32 kind, struct cfqx_group_key *key,
 }
 
 /* A policy switch is noticed by the first classification under it. */
-static __always_inline void check_switch(struct cfqx_policy *pol, __u64 now)
+static __always_inline void check_switch(__u32 group_by, __u32 rate,
+					 __u64 now)
 {
-	__u32 want = pol->group_by + 1, old = seen_group_by;
+	__u32 want = group_by + 1, old = seen_group_by;
 	struct cfqx_group_key none = {};
 
 	if (old == want)
@@ -833,27 +878,27 @@ static __always_inline void check_switch(struct cfqx_policy *pol, __u64 now)
 		return;
 	if (!old)
 		return;		/* first request since load: no switch */
-	emit(CFQX_EV_POLICY, &none, &policy_rl, old - 1, pol->group_by,
-	     pol->event_rate, NULL, now);
+	emit(CFQX_EV_POLICY, &none, &policy_rl, old - 1, group_by, rate, NULL,
+	     now);
 }
 
-/* The submitting task's group under @pol; in submitter context only. */
-static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
+/* The submitting task's group under @group_by; in submitter context only. */
+static __always_inline void classify(__u32 group_by, __u32 dev,
 				     struct cfqx_group_key *key)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pid *pgrp;
 
 	key->dev = dev;
-	key->group_by = pol->group_by;
+	key->group_by = group_by;
 	key->flags = 0;
 	if (task->flags & PF_KTHREAD_FLAG) {
 		/* flusher writeback and other kernel threads: own group */
 		key->flags = CFQX_GF_KTHREAD;
-		key->id = bpf_get_current_pid_tgid() >> 32;
+		key->id = task->tgid;
 		return;
 	}
-	switch (pol->group_by) {
+	switch (group_by) {
 	case CFQX_BY_PGID:
 		pgrp = BPF_CORE_READ(task, signal, pids[bpf_core_enum_value(
 			enum pid_type, PIDTYPE_PGID)]);
@@ -869,7 +914,7 @@ static __always_inline void classify(struct cfqx_policy *pol, __u32 dev,
 		key->id = bpf_get_current_cgroup_id();
 		break;
 	default:
-		key->id = bpf_get_current_pid_tgid() >> 32;
+		key->id = task->tgid;	/* no helper call */
 		break;
 	}
 }
@@ -898,6 +943,8 @@ static __always_inline __u32 ptr_slot(__u64 p)
 
 /* ---- busy / idle edges ---------------------------------------------- */
 
+__noinline int cfqx_give_back(__u32 gidx, __u32 dslot, __u64 now);
+
 /*
  * One more pending request for group @g (getrq): false when the entry
  * is no longer @h's (recycled since it was found: look it up again).
@@ -906,30 +953,46 @@ static __always_inline __u32 ptr_slot(__u64 p)
 static __always_inline bool group_enter(struct cfqx_group_stats *g,
 					__u32 gidx, __u64 h,
 					struct cfqx_group_key *key,
-					struct cfqx_policy *pol,
+					__u32 slice_idle, __u32 rate,
 					struct cfqx_dev_stats *d, __u64 now)
 {
 	struct group_lock *l = lock_at(gidx);
 	bool edge = false, named = true, send;
-	__u64 share;
-	char comm[16] = {};
+	__u64 share, p;
+	char comm[16];	/* filled by the helper before any use */
 
 	if (!l)
 		return false;
+	/*
+	 * Not the first one: no edge, so no lock.  A group with pending
+	 * requests is never recycled, so once ours is counted the entry
+	 * stays whoever's it is now; if that is not @h's any more (it was
+	 * recycled before), the count goes back to its owner.
+	 */
+	p = *(volatile __u64 *)&l->pending;
+	if (p && __sync_val_compare_and_swap(&l->pending, p, p + 1) == p) {
+		if (*(volatile __u64 *)&g->slot_hash == h) {
+			g->last_active_ns = now;
+			return true;
+		}
+		cfqx_give_back(gidx, *(volatile __u32 *)&l->dslot, now);
+		return false;
+	}
 	bpf_spin_lock(&l->lock);
 	if (g->slot_hash != h) {
 		bpf_spin_unlock(&l->lock);
 		return false;
 	}
 	g->last_active_ns = now;
-	if (l->pending++ == 0) {
+	/* 0 cannot change under the lock: only locked paths leave or
+	 * reach it */
+	if (__sync_fetch_and_add(&l->pending, 1) == 0) {
 		edge = true;
 		share = d ? d->share_milli : 0;	/* only at the edge */
 		g->oldest_queued_ns = now;
 		g->busy_share_base = share;
 		/* back within slice_idle: the same turn (CFQ anticipation) */
-		if (!cfqx_period_continues(g->idle_at_ns, now,
-					   pol->slice_idle)) {
+		if (!cfqx_period_continues(g->idle_at_ns, now, slice_idle)) {
 			g->period_share_base = share;
 			g->busy_issued = 0;
 		}
@@ -946,7 +1009,7 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
 	 * without a name yet: a busy edge per request (a one-deep reader)
 	 * then costs no helper call.
 	 */
-	send = may_emit(&g->rl[CFQX_EV_BUSY], now, pol->event_rate);
+	send = may_emit(&g->rl[CFQX_EV_BUSY], now, rate);
 	if (send || !named) {
 		bpf_get_current_comm(comm, sizeof(comm));
 		bpf_spin_lock(&l->lock);
@@ -965,22 +1028,29 @@ static __always_inline bool group_enter(struct cfqx_group_stats *g,
  * group); on 1 -> 0 the idle-edge bookkeeping.
  */
 static __always_inline void group_leave(struct cfqx_group_stats *g,
-					__u32 gidx, __u32 dslot,
-					struct cfqx_group_key *key, __u64 now,
-					struct prog_scratch *ps)
+					__u32 gidx, __u32 dslot, __u64 now)
 {
-	struct cfqx_dev_stats *d = dev_at(dslot);
 	struct group_lock *l = lock_at(gidx);
-	policy_words pol;
-	__u64 share;
+	struct cfqx_group_key key;
+	struct cfqx_dev_stats *d;
+	struct cfqx_policy *pol;
+	__u64 share, p;
 	bool edge = false;
 	char comm[16];
 
 	if (!l)
 		return;
+	/* not the last one: no edge, so no lock */
+	p = *(volatile __u64 *)&l->pending;
+	if (p >= 2 && __sync_val_compare_and_swap(&l->pending, p, p - 1) == p)
+		return;
+	d = dev_at(dslot);
 	bpf_spin_lock(&l->lock);
-	if (l->pending && --l->pending == 0) {
+	/* 0 cannot change under the lock: only locked paths leave or
+	 * reach it */
+	if (l->pending && __sync_fetch_and_add(&l->pending, -1) == 1) {
 		edge = true;
+		key = g->key;	/* the same while it had pending requests */
 		g->oldest_queued_ns = 0;
 		g->idle_at_ns = now;
 		share = d ? d->share_milli : 0;	/* only at the edge */
@@ -993,9 +1063,24 @@ static __always_inline void group_leave(struct cfqx_group_stats *g,
 		return;
 	if (d)
 		__sync_fetch_and_add(&d->busy_groups, -1);
-	read_policy(ps, &pol);
-	emit(CFQX_EV_IDLE, key, &g->rl[CFQX_EV_IDLE], 0, 0, pol.event_rate,
+	pol = policy_in_force();
+	emit(CFQX_EV_IDLE, &key, &g->rl[CFQX_EV_IDLE], 0, 0, pol->event_rate,
 	     comm, now);
+}
+
+/*
+ * A pending count taken on an entry recycled just before (group_enter()'s
+ * lock-free path) goes back to the entry's owner: maybe its idle edge.
+ * A global function, verified once on its own (6.1's verifier budget:
+ * group_enter() is inlined on every path of the start programs).
+ */
+__noinline int cfqx_give_back(__u32 gidx, __u32 dslot, __u64 now)
+{
+	struct cfqx_group_stats *g = group_at(gidx);
+
+	if (g)
+		group_leave(g, gidx, dslot, now);
+	return 0;
 }
 
 /* A bio of @key's group merged into a request. */
@@ -1019,9 +1104,7 @@ static __always_inline void count_merge(struct cfqx_group_stats *g,
  * lost so that in_flight (issued - requeues - rqs - lost) stays exact.
  */
 static __always_inline void retire(__u32 gidx, __u32 dslot,
-				   struct cfqx_group_key *key,
-				   bool was_issued, __u64 now,
-				   struct prog_scratch *ps)
+				   bool was_issued, __u64 now)
 {
 	struct cfqx_group_stats *g = group_at(gidx);
 	struct cfqx_group_counts *c = counts_at(gidx);
@@ -1032,7 +1115,7 @@ static __always_inline void retire(__u32 gidx, __u32 dslot,
 	if (!was_issued)
 		CADD(c, issued, 1);
 	CADD(c, lost, 1);
-	group_leave(g, gidx, dslot, key, now, ps);
+	group_leave(g, gidx, dslot, now);
 }
 
 /* ---- creator (bio) records ------------------------------------------ */
@@ -1044,7 +1127,7 @@ static __always_inline void retire(__u32 gidx, __u32 dslot,
  * reused): it is retired, never silently overwritten.
  */
 static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
-				      __u64 now, struct prog_scratch *ps)
+				      __u64 now)
 {
 	__u32 idx = ptr_slot(bio);
 	struct bio_slot *s = bpf_map_lookup_elem(&bioslots, &idx);
@@ -1063,8 +1146,7 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 		/* this pointer's old record, unless the reaper takes it */
 		if (__sync_val_compare_and_swap(&s->bio, bio,
 						BIO_SLOT_CLAIMED) == bio) {
-			retire(s->rec.gidx, s->rec.dslot, &s->rec.key, false,
-			       now, ps);
+			retire(s->rec.gidx, s->rec.dslot, false, now);
 			s->rec = *rec;
 			__sync_val_compare_and_swap(&s->bio, BIO_SLOT_CLAIMED,
 						    bio);
@@ -1081,8 +1163,7 @@ static __always_inline bool bio_store(__u64 bio, struct bio_rec *rec,
 		if (old) {
 			stale = *old;
 			if (!bpf_map_delete_elem(&bios, &bio))
-				retire(stale.gidx, stale.dslot, &stale.key,
-				       false, now, ps);
+				retire(stale.gidx, stale.dslot, false, now);
 		}
 		err = bpf_map_update_elem(&bios, &bio, rec, BPF_NOEXIST);
 		if (!err)
@@ -1197,15 +1278,36 @@ static __always_inline int rq_store(__u64 rq, struct rq_rec *rec)
 	return err == -EEXIST_ERRNO ? 1 : -1;
 }
 
-/* The in-flight record of @rq, in place (slot or hash), or NULL. */
-static __always_inline struct rq_rec *rq_find(__u64 rq)
+/*
+ * The in-flight record of @rq, in place (slot or hash), or NULL; *@at is
+ * its slot (NULL: hashed), for rq_forget_at().
+ */
+static __always_inline struct rq_rec *rq_find_at(__u64 rq, struct rq_slot **at)
 {
 	__u32 idx = ptr_slot(rq);
 	struct rq_slot *s = bpf_map_lookup_elem(&rqslots, &idx);
 
-	if (s && s->rq == rq)
+	if (s && s->rq == rq) {
+		*at = s;
 		return &s->rec;
+	}
+	*at = NULL;
 	return bpf_map_lookup_elem(&inflight, &rq);
+}
+
+static __always_inline struct rq_rec *rq_find(__u64 rq)
+{
+	struct rq_slot *at;
+
+	return rq_find_at(rq, &at);
+}
+
+/* As rq_forget(), for a record rq_find_at() found at @at. */
+static __always_inline bool rq_forget_at(__u64 rq, struct rq_slot *at)
+{
+	if (at)
+		return __sync_val_compare_and_swap(&at->rq, rq, 0) == rq;
+	return bpf_map_delete_elem(&inflight, &rq) == 0;
 }
 
 /* Forget @rq's record; true when this caller removed it (one wins). */
@@ -1223,19 +1325,19 @@ static __always_inline bool rq_forget(__u64 rq)
  * @rq starts again without a completion we saw: retire the old record
  * (unless the reaper just did).
  */
-static __always_inline void drop_stale(__u64 rkey, __u64 now,
-				       struct prog_scratch *ps)
+static __always_inline void drop_stale(__u64 rkey, __u64 now)
 {
-	struct rq_rec *old = rq_find(rkey);
+	struct rq_slot *at;
+	struct rq_rec *old = rq_find_at(rkey, &at);
 	struct rq_rec copy;
 
 	if (!old)
 		return;
 	copy = *old;
-	if (rq_forget(rkey))
-		retire(copy.gidx, copy.dslot, &copy.key,
+	if (rq_forget_at(rkey, at))
+		retire(copy.gidx, copy.dslot,
 		       copy.state != RQ_STARTED && copy.state != RQ_REAPED,
-		       now, ps);
+		       now);
 }
 
 /*
@@ -1245,7 +1347,7 @@ static __always_inline void drop_stale(__u64 rkey, __u64 now,
 static __always_inline bool adopt(struct request *rq, __u64 rkey,
 				  struct bio_rec *owner,
 				  struct cfqx_group_stats *g, __u64 now,
-				  struct rq_rec *fresh, struct prog_scratch *ps)
+				  struct rq_rec *fresh)
 {
 	int ret;
 
@@ -1259,13 +1361,12 @@ static __always_inline bool adopt(struct request *rq, __u64 rkey,
 	fresh->idle_seen = 0;
 	ret = rq_store(rkey, fresh);
 	if (ret > 0) {
-		drop_stale(rkey, now, ps);
+		drop_stale(rkey, now);
 		ret = rq_store(rkey, fresh);
 	}
 	if (ret) {
 		stat_inc(CFQX_STAT_INFLIGHT_FULL);
-		group_leave(g, owner->gidx, owner->dslot, &fresh->key, now,
-			    ps);
+		group_leave(g, owner->gidx, owner->dslot, now);
 		return false;
 	}
 	return true;
@@ -1484,7 +1585,7 @@ static long reap_slot(__u64 i, void *arg)
 		return 0;
 	copy = s->rec;
 	if (__sync_val_compare_and_swap(&s->rq, rq, 0) == rq)
-		retire(copy.gidx, copy.dslot, &copy.key, issued, w->now, NULL);
+		retire(copy.gidx, copy.dslot, issued, w->now);
 	return 0;
 }
 
@@ -1502,7 +1603,7 @@ static long reap_hashed(struct bpf_map *map, __u64 *rq, struct rq_rec *rec,
 		return 0;
 	copy = *rec;
 	if (bpf_map_delete_elem(&inflight, rq) == 0)
-		retire(copy.gidx, copy.dslot, &copy.key, issued, w->now, NULL);
+		retire(copy.gidx, copy.dslot, issued, w->now);
 	return 0;
 }
 
@@ -1523,7 +1624,7 @@ static long reap_bio_slot(__u64 i, void *arg)
 	if (w->now < copy.submit_ns + orphan_age_ns)
 		return 0;
 	if (__sync_val_compare_and_swap(&s->bio, bio, 0) == bio)
-		retire(copy.gidx, copy.dslot, &copy.key, false, w->now, NULL);
+		retire(copy.gidx, copy.dslot, false, w->now);
 	return 0;
 }
 
@@ -1535,7 +1636,7 @@ static long reap_bio_hashed(struct bpf_map *map, __u64 *bio,
 	if (w->now < copy.submit_ns + orphan_age_ns)
 		return 0;
 	if (bpf_map_delete_elem(&bios, bio) == 0)
-		retire(copy.gidx, copy.dslot, &copy.key, false, w->now, NULL);
+		retire(copy.gidx, copy.dslot, false, w->now);
 	return 0;
 }
 
@@ -1597,8 +1698,9 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	struct cfqx_group_stats *g;
 	struct cfqx_dev_counts *dc;
 	struct rq_rec *found, rec;
+	struct rq_slot *at = NULL;
+	bool last, adopted = false;
 	struct bio_rec owner;
-	bool last;
 	__u32 dev, dir, slot, dslot = 0;
 
 	/*
@@ -1611,7 +1713,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	    ptr_num(ps, rq->end_io) == flush_data)
 		last = false;
 	dir = rq->cmd_flags & 1;	/* op_is_write() */
-	found = rq_find(rkey);
+	found = rq_find_at(rkey, &at);
 	if (found) {
 		rec = *found;
 	} else {
@@ -1627,9 +1729,10 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 			c = counts_at(owner.gidx);
 			now = bpf_ktime_get_ns();
 			if (g && c &&
-			    adopt(rq, rkey, &owner, g, now, &rec, ps)) {
+			    adopt(rq, rkey, &owner, g, now, &rec)) {
 				CADD(c, issued, 1);
 				found = &rec;
+				adopted = true;
 			}
 		}
 	}
@@ -1651,7 +1754,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 			stat_inc(CFQX_STAT_UNMATCHED);
 		return 0;
 	}
-	if (last && !rq_forget(rkey))
+	if (last && !(adopted ? rq_forget(rkey) : rq_forget_at(rkey, at)))
 		return 0;	/* retired meanwhile: counted lost */
 	g = group_at(rec.gidx);
 	c = counts_at(rec.gidx);
@@ -1679,7 +1782,7 @@ int BPF_PROG(cfqx_rq_complete, struct request *rq, blk_status_t error,
 	lat = now - rec.submit_ns;
 	atomic_max(&g->max_lat_ns, lat);	/* stores only a new maximum */
 	charge_service(g, service, now);
-	group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
+	group_leave(g, rec.gidx, rec.dslot, now);
 	return 0;
 }
 
@@ -1711,13 +1814,14 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
 	struct rq_rec *found;
+	struct rq_slot *at;
 	struct bio_rec rec;
 	struct rq_rec copy;
 
-	found = rq_find(rkey);
+	found = rq_find_at(rkey, &at);
 	if (found) {
 		copy = *found;
-		if (!rq_forget(rkey))
+		if (!rq_forget_at(rkey, at))
 			return 0;	/* retired meanwhile */
 		g = group_at(copy.gidx);
 		c = counts_at(copy.gidx);
@@ -1726,8 +1830,7 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 			if (copy.state == RQ_ISSUED)
 				CADD(c, lost, 1);
 			__sync_fetch_and_add(&g->merges, 1);
-			group_leave(g, copy.gidx, copy.dslot, &copy.key, now,
-				    ps);
+			group_leave(g, copy.gidx, copy.dslot, now);
 		}
 		return 0;
 	}
@@ -1737,7 +1840,7 @@ int BPF_PROG(cfqx_rq_merge, struct request *next)
 	if (!g)
 		return 0;
 	__sync_fetch_and_add(&g->merges, 1);
-	group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
+	group_leave(g, rec.gidx, rec.dslot, now);
 	return 0;
 }
 
@@ -1766,12 +1869,11 @@ static __always_inline int reissue(struct rq_rec *rec)
  * taken it: then untracked, as a retired creator would be).
  */
 static __always_inline int issue_started(struct request *rq,
-					 struct rq_rec *rec,
-					 struct prog_scratch *ps)
+					 struct rq_rec *rec)
 {
 	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
-	policy_words pol;
+	struct cfqx_policy *pol;
 	__u64 now;
 
 	if (!rec || rec->state != RQ_STARTED)
@@ -1788,9 +1890,9 @@ static __always_inline int issue_started(struct request *rq,
 	c = counts_at(rec->gidx);
 	if (!g || !c)
 		return 0;
+	pol = policy_in_force();
 	reaper_arm();
-	read_policy(ps, &pol);
-	charge_issue(rq, rec, g, c, &pol, opf_is_sync(rq->cmd_flags), now);
+	charge_issue(rq, rec, g, c, pol, opf_is_sync(rq->cmd_flags), now);
 	return 0;
 }
 
@@ -1799,20 +1901,26 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 {
 	struct prog_scratch *ps;
 	__u64 rkey, now;
-	struct rq_rec fresh = {};
+	struct rq_rec fresh;	/* adopt() fills every field */
 	struct cfqx_group_counts *c;
 	struct cfqx_group_stats *g;
-	policy_words pol;
+	struct cfqx_policy *pol;
+	struct rq_rec *found;
 	struct bio_rec owner;
 
 	if (!rq->bio)
 		return 0;	/* no data: flush or passthrough */
-	if (!dev_wanted(rq_dev(rq)))
-		return 0;
 	ps = scratch_of(P_ISSUE);
 	rkey = ptr_num(ps, rq);
-	if (start_at_io_start)
-		return issue_started(rq, rq_find(rkey), ps);
+	if (start_at_io_start) {
+		/* a record is only ever made for a wanted device */
+		found = rq_find(rkey);
+		if (!found && !dev_wanted(rq_dev(rq)))
+			return 0;
+		return issue_started(rq, found);
+	}
+	if (!dev_wanted(rq_dev(rq)))
+		return 0;
 	/* the owner is the bio that created the request (getrq) */
 	if (!find_creator(rq->bio, &owner, ps))
 		return reissue(rq_find(rkey));
@@ -1822,30 +1930,34 @@ int BPF_PROG(cfqx_rq_issue, struct request *rq)
 	c = counts_at(owner.gidx);
 	if (!g || !c)
 		return 0;
-	if (!adopt(rq, rkey, &owner, g, now, &fresh, ps))
+	if (!adopt(rq, rkey, &owner, g, now, &fresh))
 		return 0;
+	pol = policy_in_force();
 	reaper_arm();
-	read_policy(ps, &pol);
-	charge_issue(rq, &fresh, g, c, &pol, owner.sync, now);
+	charge_issue(rq, &fresh, g, c, pol, owner.sync, now);
 	return 0;
 }
 
 static __always_inline int bio_merged(struct bio *bio)
 {
-	struct cfqx_group_stats *g, *r = NULL;
+	struct cfqx_group_stats *g;
 	struct cfqx_group_key key;
-	policy_words pol;
-	__u32 dev, idx, dslot, ridx = 0;
+	struct cfqx_policy *pol;
+	__u32 dev, idx, dslot;
+	__u64 h;
 
 	if (!bio_wanted(bio, &dev))
 		return 0;
-	read_policy(scratch_of(P_BIO_MERGE), &pol);
-	classify(&pol, dev, &key);
-	if (get_dev_at(dev, &dslot))
-		r = retired_at(dev, dslot, &ridx);
-	g = find_group(&key, bpf_ktime_get_ns(), &idx, r, ridx);
+	pol = policy_sync(scratch_of(P_BIO_MERGE));
+	if (!pol)
+		return 0;
+	classify(*(volatile __u32 *)&pol->group_by, dev, &key);
+	if (!get_dev_at(dev, &dslot))
+		dslot = CFQX_MAX_DEVICES;	/* none: no retired bucket */
+	h = cfqx_group_hash(&key);
+	g = find_group(&key, h, bpf_ktime_get_ns(), &idx, dslot);
 	if (g)
-		count_merge(g, idx, cfqx_group_hash(&key));
+		count_merge(g, idx, h);
 	return 0;
 }
 
@@ -1870,22 +1982,26 @@ static __always_inline struct cfqx_group_stats *
 start_request(__u32 dev, __u64 now, struct prog_scratch *ps,
 	      struct cfqx_group_key *key, __u32 *gidx, __u32 *dslot)
 {
-	struct cfqx_group_stats *g = NULL, *r = NULL;
+	struct cfqx_group_stats *g = NULL;
 	struct cfqx_dev_stats *d;
-	policy_words pol;
-	__u32 ridx = 0;
+	struct cfqx_policy *pol;
+	__u32 group_by, slice_idle, rate;
 	bool recycled = false;
 	__u64 h;
 	int tries;
 
-	read_policy(ps, &pol);
-	check_switch(&pol, now);
-	classify(&pol, dev, key);
+	pol = policy_sync(ps);
+	if (!pol)
+		return NULL;
+	/* each field read once: a concurrent switch may change them */
+	group_by = *(volatile __u32 *)&pol->group_by;
+	slice_idle = *(volatile __u32 *)&pol->slice_idle;
+	rate = *(volatile __u32 *)&pol->event_rate;
+	check_switch(group_by, rate, now);
+	classify(group_by, dev, key);
 	h = cfqx_group_hash(key);
 	d = get_dev_at(dev, dslot);
-	if (d)
-		r = retired_at(dev, *dslot, &ridx);
-	else
+	if (!d)
 		*dslot = CFQX_MAX_DEVICES;	/* none: no entry */
 	/*
 	 * A lost race (another CPU claimed the entry first, or recycled
@@ -1893,10 +2009,10 @@ start_request(__u32 dev, __u64 now, struct prog_scratch *ps,
 	 * verified as a whole on every path (6.1's verifier budget).
 	 */
 	for (tries = 0; tries < 2; tries++) {
-		g = get_group(key, now, gidx, r, ridx);
+		g = get_group(key, h, now, gidx, *dslot);
 		if (!g)
 			continue;	/* a full chain is counted there */
-		if (group_enter(g, *gidx, h, key, &pol, d, now))
+		if (group_enter(g, *gidx, h, key, slice_idle, rate, d, now))
 			break;
 		g = NULL;	/* recycled under us: look it up again */
 		recycled = true;
@@ -1911,7 +2027,7 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 {
 	struct cfqx_group_stats *g;
 	struct prog_scratch *ps;
-	struct bio_rec rec = {};
+	struct bio_rec rec;	/* every field is set below */
 	__u32 dev;
 	__u64 now;
 
@@ -1926,8 +2042,8 @@ int BPF_PROG(cfqx_getrq, struct bio *bio)
 	rec.sync = opf_is_sync(bio->bi_opf);
 	rec.flags = BIO_CREATOR;
 	/* a request whose record cannot be kept is not pending */
-	if (!bio_store(ptr_num(ps, bio), &rec, now, ps))
-		group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
+	if (!bio_store(ptr_num(ps, bio), &rec, now))
+		group_leave(g, rec.gidx, rec.dslot, now);
 	return 0;
 }
 
@@ -1944,7 +2060,7 @@ int BPF_PROG(cfqx_io_start, struct request *rq)
 {
 	struct cfqx_group_stats *g;
 	struct prog_scratch *ps;
-	struct rq_rec rec = {};
+	struct rq_rec rec;	/* every field is set below */
 	__u32 dev;
 	__u64 now, rkey;
 	int ret;
@@ -1969,18 +2085,20 @@ int BPF_PROG(cfqx_io_start, struct request *rq)
 	if (!g)
 		return 0;
 	rec.submit_ns = now;
+	rec.issue_ns = 0;
 	rec.state = RQ_STARTED;
 	rec.dir = rq->cmd_flags & 1;	/* op_is_write() */
+	rec.idle_seen = 0;
 	rkey = ptr_num(ps, rq);
 	ret = rq_store(rkey, &rec);
 	if (ret > 0) {
-		drop_stale(rkey, now, ps);
+		drop_stale(rkey, now);
 		ret = rq_store(rkey, &rec);
 	}
 	if (ret) {
 		/* a request whose record cannot be kept is not pending */
 		stat_inc(CFQX_STAT_INFLIGHT_FULL);
-		group_leave(g, rec.gidx, rec.dslot, &rec.key, now, ps);
+		group_leave(g, rec.gidx, rec.dslot, now);
 	}
 	return 0;
 }

@@ -285,11 +285,15 @@ static inline bool cfqx_period_continues(__u64 idle_at_ns, __u64 now,
 static inline bool cfqx_ratelimit_allow(struct cfqx_ratelimit *st,
 					__u64 now_ns, __u32 rate)
 {
-	__u64 window = now_ns / CFQX_NSEC_PER_SEC;
+	__u64 start = st->window * CFQX_NSEC_PER_SEC, window;
 
-	if (st->window != window) {
-		st->window = window;
-		st->count = 0;
+	/* a divide only when the second may have changed */
+	if (now_ns < start || now_ns - start >= CFQX_NSEC_PER_SEC) {
+		window = now_ns / CFQX_NSEC_PER_SEC;
+		if (st->window != window) {
+			st->window = window;
+			st->count = 0;
+		}
 	}
 	if (st->count >= rate) {
 		st->suppressed++;
@@ -325,12 +329,18 @@ static inline __u32 cfqx_hist_slot(__u64 ns)
 	/*
 	 * floor(log2(ns / 1000)), 0 below 2 us, capped: the largest slot
 	 * with ns >= 1000 << slot, by binary search (no divide: BPF has no
-	 * multiply-high, so a divide by a constant stays a divide)
+	 * multiply-high, so a divide by a constant stays a divide).  @ns
+	 * is shifted down by the slot found so far, so every compare is
+	 * against a constant: ns >= 1000 << (slot + step) exactly when
+	 * (ns >> slot) >= 1000 << step, as 1000 << (slot + step) is a
+	 * multiple of 1 << slot.  16 + 8 + 4 + 2 + 1 = 31, the last slot.
 	 */
-	for (step = 16; step; step >>= 1)
-		if (slot + step <= CFQX_HIST_SLOTS - 1 &&
-		    ns >= (1000ULL << (slot + step)))
+	for (step = 16; step; step >>= 1) {
+		if (ns >= (1000ULL << step)) {
 			slot += step;
+			ns >>= step;
+		}
+	}
 	return slot;
 }
 

@@ -278,7 +278,9 @@ struct cfqx_group_lock {
 	__u32 lock;
 	__u32 folding;		/* counters on their way to retired */
 	__u64 pending;
-	__u64 pad[6];
+	__u32 dslot;		/* its device's index in "devstats" */
+	__u32 pad32;
+	__u64 pad[5];
 };
 
 struct cfqx_dev_counts {

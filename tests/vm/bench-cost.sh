@@ -14,14 +14,21 @@
 #   BPFPROG|mode|round|program|runs_per_io_x100|ns_per_io
 # cfqx.cost=bpf on the kernel command line (CFQX_VM_APPEND) runs the BPF
 # part alone, cfqx.cost=iops the per-request part alone.
+# cfqx.cost_timer=NS completes each request from a timer NS ns later
+# (null_blk irqmode=2) instead of inside its submission: requests then
+# overlap, so a group stays busy across them (few busy/idle edges).
 . /tests/lib.sh
 parts=$(sed -n 's/.*cfqx\.cost=\([a-z]*\).*/\1/p' /proc/cmdline)
 parts=${parts:-iops,bpf}
+timer_ns=$(sed -n 's/.*cfqx\.cost_timer=\([0-9]*\).*/\1/p' /proc/cmdline)
+completion="irqmode=0"
+[ -n "$timer_ns" ] && completion="irqmode=2 completion_nsec=$timer_ns"
 load_modules || exit 10
 insmod /lib/modules/cfqx.ko || exit 11
 RT=${BENCH_COST_RUNTIME:-1}
-dev=$(nullb_create nbiops queue_mode=2 irqmode=0 hw_queue_depth=256 \
+dev=$(nullb_create nbiops queue_mode=2 $completion hw_queue_depth=256 \
 	size=8192 blocksize=4096 memory_backed=0) || exit 13
+echo "bench-cost: null_blk $completion"
 for n in 1 8; do
 	case $parts in *iops*) ;; *) break ;; esac
 	{ printf '[global]\nfilename=/dev/%s\ndirect=1\nrw=randread\nbs=4k\nsize=4g\nruntime=%s\ntime_based=1\nioengine=libaio\niodepth=%d\n' \
