@@ -46,11 +46,32 @@ static double max_sync_read_ms(const struct sim_res *r)
 	return (double)m / 1e6;
 }
 
+/*
+ * The device time a second that the targets need: each group at
+ * SIM_T_WORST of its fair bandwidth @fair (bytes/s) at @cost (device
+ * seconds per byte), and the rest of SIM_T_TOTAL x @fifo_bw at @least,
+ * the cheapest group's cost.
+ */
+static double targets_time(int n, const double *fair, const double *cost,
+			   double least, double fifo_bw)
+{
+	double total = SIM_T_TOTAL * fifo_bw, floor = 0, need = 0;
+	int g;
+
+	for (g = 0; g < n; g++) {
+		need += SIM_T_WORST * fair[g] * cost[g];
+		floor += SIM_T_WORST * fair[g];
+	}
+	if (total > floor)
+		need += (total - floor) * least;
+	return need;
+}
+
 double sim_ssd_need(const struct sim_devcfg *dev, const struct sim_solo *solo,
 		    double fifo_bw)
 {
 	int g, n = solo->ngroups;
-	double *demand, *cost, *fair, total, least = -1, floor = 0, need = 0;
+	double *demand, *cost, *fair, least = -1, need = 0;
 
 	if (dev->model != SIM_SSD || n <= 0 || !dev->channels)
 		return 0;
@@ -69,15 +90,8 @@ double sim_ssd_need(const struct sim_devcfg *dev, const struct sim_solo *solo,
 		if (least < 0 || cost[g] < least)
 			least = cost[g];
 	}
-	total = SIM_T_TOTAL * fifo_bw;
-	cfqx_waterfill(n, demand, total, fair);
-	for (g = 0; g < n; g++) {
-		need += SIM_T_WORST * fair[g] * cost[g];
-		floor += SIM_T_WORST * fair[g];
-	}
-	if (total > floor)
-		need += (total - floor) * least;
-	need /= dev->channels;
+	cfqx_waterfill(n, demand, SIM_T_TOTAL * fifo_bw, fair);
+	need = targets_time(n, fair, cost, least, fifo_bw) / dev->channels;
 out:
 	free(demand);
 	free(cost);
@@ -89,8 +103,7 @@ double sim_hdd_need(const struct sim_devcfg *dev, const struct sim_solo *solo,
 		    const struct sim_res *r, double fifo_bw)
 {
 	int g, n = solo->ngroups;
-	double *demand, *tpb, *extra, *fair, total, least = -1, floor = 0;
-	double need = 0, ret_ns;
+	double *demand, *tpb, *extra, *fair, least = -1, need = 0, ret_ns;
 
 	if (dev->model != SIM_HDD || n <= 0 || r->ngroups != n || !dev->rpm)
 		return 0;
@@ -127,15 +140,11 @@ double sim_hdd_need(const struct sim_devcfg *dev, const struct sim_solo *solo,
 	 * bandwidth is its solo bandwidth scaled by fair / solo time. */
 	cfqx_waterfill(n, demand, 1.0, fair);
 	for (g = 0; g < n; g++) {
-		double bw = (double)solo->bytes[g] * 1e9 /
-			(double)solo->window_ns[g] * fair[g] / demand[g];
-
-		need += SIM_T_WORST * bw * (tpb[g] + extra[g]);
-		floor += SIM_T_WORST * bw;
+		fair[g] *= (double)solo->bytes[g] * 1e9 /
+			(double)solo->window_ns[g] / demand[g];	/* bytes/s */
+		extra[g] += tpb[g];			/* cost a byte */
 	}
-	total = SIM_T_TOTAL * fifo_bw;
-	if (total > floor)
-		need += (total - floor) * least;
+	need = targets_time(n, fair, extra, least, fifo_bw);
 out:
 	free(demand);
 	free(tpb);
