@@ -29,7 +29,9 @@
  * longer raise its rate, found by probing (probe_depth()).  A formula from
  * the least latency (bandwidth x delay) under-fills a device whose
  * requests differ in latency or collide inside it (an SSD's channels), so
- * the core measures instead of predicting.  A group with nothing in
+ * the core measures instead of predicting.  On a throttling device the
+ * rate is known (the pace's), and a depth-limited window short of it
+ * steps the depth up without a probe.  A group with nothing in
  * flight may still dispatch (2.6.10's first pass), so a one-deep reader
  * never waits for a slot.  A lone group gets every tag.
  *
@@ -1184,6 +1186,21 @@ static void probe_depth(struct cfqx_sched *s, u64 rate)
 {
 	u32 base = s->depth_base, step = base / 4 ? base / 4 : 1;
 
+	/* A throttling device's rate is known (the pace's).  A window in
+	 * which the depth held work back and the device delivered less than
+	 * 7/8 of it: the depth, not the device, set the rate (on a busy
+	 * host completions that wait for a CPU hold their requests in
+	 * flight), so the base steps up at once.  A probe's comparison of
+	 * two windows could not tell: the host's noise decides it. */
+	if (paced(s) && s->win_full && !s->probe && base < s->dev.tags &&
+	    rate * 8 < max_u64(s->rate_max_cur, s->rate_max_prev) * 7) {
+		s->depth_base = (u32)min_u64(base + step, s->dev.tags);
+		s->depth = s->depth_base;
+		s->rate_base = rate;
+		s->probe_wait = 0;
+		s->next_probe = 1;
+		return;
+	}
 	if (s->depth > base)
 		step = s->depth - base;
 	else if (s->depth < base)
