@@ -596,6 +596,13 @@ static u64 pace_ns(const struct cfqx_sched *s, u64 sectors)
 	return (sectors << CFQX_RATE_SHIFT) / s->pace_rate;
 }
 
+/* How far the pace may trail the clock: its credit, plus the time a
+ * late wake lost until it has caught up on that. */
+static u64 pace_lag(const struct cfqx_sched *s)
+{
+	return CFQX_PACE_CREDIT_NS + s->pace_late_ns;
+}
+
 /*
  * The pace is a token bucket on the virtual device that serves at the
  * pace: a request may go while the work that device has ahead of the
@@ -605,22 +612,21 @@ static u64 pace_ns(const struct cfqx_sched *s, u64 sectors)
  * goes once no more than the first part is ahead, and a small one (a
  * reader's, beside bulk writes) goes well before a large one could: the
  * large one no longer takes the slot the reader is owed as soon as it
- * opens.  Returns when a request of @sectors may go (<= now: now).
+ * opens.  A request whose pace time is longer than the pace may trail
+ * the clock (pace_lag()) counts as that long: otherwise it could go only
+ * once the pace had trailed by more than it may, which any other
+ * group's dispatch prevents, and a 1 MiB reader beside a one-deep 8 KiB
+ * one waited for gaps in the other's stream.  It goes once the credit is
+ * full, and its whole pace time then holds the rest.  Returns when a
+ * request of @sectors may go (<= now: now).
  */
 static u64 pace_due(const struct cfqx_sched *s, u64 sectors)
 {
 	u64 avg = pace_ns(s, s->avg_sectors >> CFQX_EWMA_SHIFT);
 	u64 bucket = max_u64(s->lat_min_ns, 2 * avg) + avg;
-	u64 need = s->pace_free + pace_ns(s, sectors);
+	u64 need = s->pace_free + min_u64(pace_ns(s, sectors), pace_lag(s));
 
 	return need > bucket ? need - bucket : 0;
-}
-
-/* How far the pace may trail the clock: its credit, plus the time a
- * late wake lost until it has caught up on that. */
-static u64 pace_lag(const struct cfqx_sched *s)
-{
-	return CFQX_PACE_CREDIT_NS + s->pace_late_ns;
 }
 
 /* The size the pace weighs a group's next request at: its average. */

@@ -507,6 +507,35 @@ Test(simrun, a_busy_cpu_does_not_walk_the_depth_down)
 	pair_free(&pr);
 }
 
+/*
+ * Two 1 MiB readers of one user beside a one-deep 8 KiB reader of another
+ * (matrix m228).  On the paced device a 1 MiB request's pace time is
+ * longer than the pace may trail the clock, so it fitted the bucket only
+ * once the pace had trailed by more than that, which every 8 KiB dispatch
+ * undid: the 1 MiB user got 92 MiB/s of its 150 alone, the total 0.79 of
+ * fifo's.  Such a request now goes once the pace's credit is full.
+ */
+Test(simrun, a_request_longer_than_the_paces_credit_still_goes)
+{
+	static const char text[] =
+		"[global]\ndirect=1\nsize=2g\nruntime=4\ntime_based\n"
+		"ioengine=psync\n"
+		"[big1]\nrw=read\nbs=1m\nthinktime=523\nuid=1001\n"
+		"[big2]\nrw=read\nbs=1m\nthinktime=523\noffset=1g\nuid=1001\n"
+		"[small]\nrw=randread\nbs=8k\nuid=1002\n";
+	struct pair pr;
+
+	eval_pair(text, "nullb", CFQX_BY_UID, &pr);
+	cr_expect_geq(pr.cfqx.total_bw, 0.95 * pr.fifo.total_bw, "%f of %f",
+		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	cr_expect_geq(pr.cfqx.got_bw[0], 0.9 * pr.cfqx.demand_bw[0],
+		      "%f of %f", pr.cfqx.got_bw[0], pr.cfqx.demand_bw[0]);
+	/* The reader: ten times its share under fifo (0.04). */
+	cr_expect_geq(pr.cfqx.share[1], 10 * pr.fifo.share[1], "%f, fifo %f",
+		      pr.cfqx.share[1], pr.fifo.share[1]);
+	pair_free(&pr);
+}
+
 /* t20's uid mix (tests/mixes/uid6v1.fio): six one-deep readers of one
  * user against one of another. */
 static const char uid6v1_mix[] =
