@@ -148,11 +148,12 @@ int sim_scenario_make(int i, sim_u64 seed, struct sim_scenario *sc)
 	if (!f)
 		return -1;
 	fprintf(f, "; cfqx sim matrix scenario %d (seed %llu): %d groups by %s on %s\n"
-		"; cfqx sim %s.fio --device %s --policy %s\n"
+		"; cfqx sim %s.fio --device %s --policy %s --seed %llu\n"
 		"[global]\nfilename=%s\ndirect=1\nsize=%ug\nruntime=%u\ntime_based=1\n",
 		i, (unsigned long long)seed, sc->ngroups,
 		cfqx_group_by_names[sc->group_by], sc->devspec, sc->name,
 		sc->devspec, cfqx_group_by_names[sc->group_by],
+		(unsigned long long)sc->seed,
 		dev_files[model], REGION_GIB, runtime_s[model]);
 	for (g = 0; g < sc->ngroups; ) {
 		struct gkind k;
