@@ -260,6 +260,13 @@ static void pair_free(struct pair *pr)
 	sim_jobfile_free(&pr->jf);
 }
 
+/* cfqx delivered at least @frac of fifo's total. */
+static void expect_total(const struct pair *pr, double frac)
+{
+	cr_expect_geq(pr->cfqx.total_bw, frac * pr->fifo.total_bw, "%f of %f",
+		      pr->cfqx.total_bw, pr->fifo.total_bw);
+}
+
 /* null_blk throttles per 20 ms tick: under fifo, light readers that think
  * come back after the greedy user has spent the tick and wait for the
  * next one (one 16 KiB read per tick, a fifth of what they ask); the
@@ -284,8 +291,7 @@ Test(simrun, the_pace_keeps_a_throttled_device_fair)
 		      pr.fifo.f.worst_share);
 	cr_expect_geq(pr.cfqx.f.maxmin_jain, 0.9, "%f",
 		      pr.cfqx.f.maxmin_jain);
-	cr_expect_geq(pr.cfqx.total_bw, 0.95 * pr.fifo.total_bw, "%f of %f",
-		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	expect_total(&pr, 0.95);
 	pair_free(&pr);
 }
 
@@ -309,8 +315,7 @@ Test(simrun, a_demand_limited_group_does_not_hold_the_others)
 	struct pair pr;
 
 	eval_pair(text, "ssd,channels=16,depth=1024", CFQX_BY_CGROUP, &pr);
-	cr_expect_geq(pr.cfqx.total_bw, 0.95 * pr.fifo.total_bw, "%f of %f",
-		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	expect_total(&pr, 0.95);
 	cr_expect_geq(pr.cfqx.f.worst_share, pr.fifo.f.worst_share * 0.95,
 		      "cfqx worst %f, fifo %f", pr.cfqx.f.worst_share,
 		      pr.fifo.f.worst_share);
@@ -341,8 +346,7 @@ Test(simrun, the_pace_weighs_requests_by_their_size)
 		      pr.cfqx.f.worst_share);
 	cr_expect_geq(pr.cfqx.f.maxmin_jain, 0.95, "%f",
 		      pr.cfqx.f.maxmin_jain);
-	cr_expect_geq(pr.cfqx.total_bw, 0.95 * pr.fifo.total_bw, "%f of %f",
-		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	expect_total(&pr, 0.95);
 	pair_free(&pr);
 }
 
@@ -357,8 +361,7 @@ static const char contended_mix[] =
  * more, max-min Jain 0.95, worst x 0.8. */
 static void expect_targets(const struct pair *pr)
 {
-	cr_expect_geq(pr->cfqx.total_bw, 0.95 * pr->fifo.total_bw, "%f of %f",
-		      pr->cfqx.total_bw, pr->fifo.total_bw);
+	expect_total(pr, 0.95);
 	cr_expect_geq(pr->cfqx.f.maxmin_jain, 0.95, "%f",
 		      pr->cfqx.f.maxmin_jain);
 	cr_expect_geq(pr->cfqx.f.worst_share, 0.8, "%f",
@@ -498,8 +501,7 @@ Test(simrun, a_busy_cpu_does_not_walk_the_depth_down)
 
 	eval_pair_host(text, "nullb,bw=100M", CFQX_BY_UID, 0, 0, 1,
 		       2 * SIM_NS_PER_MS, &pr);
-	cr_expect_geq(pr.cfqx.total_bw, 0.85 * pr.fifo.total_bw, "%f of %f",
-		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	expect_total(&pr, 0.85);
 	cr_expect_geq(pr.cfqx.f.maxmin_jain, 0.95, "%f",
 		      pr.cfqx.f.maxmin_jain);
 	cr_expect_geq(pr.cfqx.f.worst_share, 0.9, "%f",
@@ -526,8 +528,7 @@ Test(simrun, a_request_longer_than_the_paces_credit_still_goes)
 	struct pair pr;
 
 	eval_pair(text, "nullb", CFQX_BY_UID, &pr);
-	cr_expect_geq(pr.cfqx.total_bw, 0.95 * pr.fifo.total_bw, "%f of %f",
-		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	expect_total(&pr, 0.95);
 	cr_expect_geq(pr.cfqx.got_bw[0], 0.9 * pr.cfqx.demand_bw[0],
 		      "%f of %f", pr.cfqx.got_bw[0], pr.cfqx.demand_bw[0]);
 	/* The reader: ten times its share under fifo (0.04). */
@@ -686,8 +687,7 @@ Test(simrun, disk_rounds_keep_a_disk_streaming)
 	struct pair pr;
 
 	eval_pair(text, "hdd", CFQX_BY_PGID, &pr);
-	cr_expect_geq(pr.cfqx.total_bw, 2 * pr.fifo.total_bw, "%f of %f",
-		      pr.cfqx.total_bw, pr.fifo.total_bw);
+	expect_total(&pr, 2);
 	cr_expect_gt(pr.cfqx.f.worst_share, pr.fifo.f.worst_share,
 		     "%f vs %f", pr.cfqx.f.worst_share, pr.fifo.f.worst_share);
 	pair_free(&pr);
