@@ -93,7 +93,7 @@ void sim_report_json(FILE *f, const struct sim_opts *o,
 	fprintf(f, "\"core\":{\"depth\":%u,\"lat_min_us\":%.3f,"
 		"\"dispatched\":%llu,\"depth_full\":%llu,"
 		"\"pace_refused\":%llu,\"paced\":%llu,\"late_wakes\":%llu,"
-		"\"capacity_kib_s\":%llu,"
+		"\"capacity_kib_s\":%llu,\"pace_kib_s\":%llu,"
 		"\"fifo_expired\":%llu,\"idle_hit\":%llu,"
 		"\"idle_expired\":%llu,\"ready_us\":%.3f,"
 		"\"held_order_us\":%.3f,\"held_depth_us\":%.3f,"
@@ -106,6 +106,7 @@ void sim_report_json(FILE *f, const struct sim_opts *o,
 		(unsigned long long)r->core_st.paced,
 		(unsigned long long)r->core_st.late_wakes,
 		(unsigned long long)r->core_capacity_kib_s,
+		(unsigned long long)r->core_pace_kib_s,
 		(unsigned long long)r->core_st.fifo_expired,
 		(unsigned long long)r->core_st.idle_hit,
 		(unsigned long long)r->core_st.idle_expired,

@@ -887,6 +887,7 @@ int sim_run(const struct sim_opts *o, struct sim_res *r, char *err,
 	r->core_depth = s.core.depth;
 	r->core_lat_min_ns = s.core.lat_min_ns;
 	r->core_capacity_kib_s = cfqx_sched_capacity_kib_s(&s.core);
+	r->core_pace_kib_s = cfqx_sched_pace_kib_s(&s.core);
 	r->core_st = s.core.st;
 	for (i = 0; i < s.ngroups; i++) {
 		struct sim_grp *g = &s.groups[i];

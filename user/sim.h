@@ -247,6 +247,7 @@ struct sim_res {
 	unsigned core_depth;
 	sim_u64 core_lat_min_ns;
 	sim_u64 core_capacity_kib_s;
+	sim_u64 core_pace_kib_s;
 	struct cfqx_sched_stats core_st;
 };
 

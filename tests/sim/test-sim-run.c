@@ -537,6 +537,33 @@ Test(simrun, a_request_longer_than_the_paces_credit_still_goes)
 	pair_free(&pr);
 }
 
+/*
+ * t20's told mix with readers that think 2.3 ms between requests (as
+ * TCG's slow guest CPU makes fio's do): each wants about an equal split
+ * of the paced 100 MiB/s device.  The greedy group kept the pace's
+ * bucket full, so a reader back from thinking waited for the next slot
+ * to drain, and the three readers, back at the same moment, for each
+ * other's: x = 0.54 each.  A one-deep group's request now has one more
+ * request's room in the bucket (2.6.10's first pass, for the pace).
+ */
+Test(simrun, a_one_deep_reader_does_not_wait_for_the_paces_next_slot)
+{
+	static const char text[] =
+		"[global]\ndirect=1\nbs=64k\nsize=4g\nruntime=3\ntime_based\n"
+		"ioengine=psync\nrw=randread\n"
+		"[greedy]\nioengine=libaio\niodepth=16\nuid=1001\n"
+		"[light2]\nthinktime=2300\nuid=1002\n"
+		"[light3]\nthinktime=2300\nuid=1003\n"
+		"[light4]\nthinktime=2300\nuid=1004\n";
+	struct pair pr;
+
+	eval_pair(text, "nullb,bw=100M", CFQX_BY_UID, &pr);
+	expect_total(&pr, 0.95);
+	cr_expect_geq(pr.cfqx.f.worst_share, 0.75, "%f",
+		      pr.cfqx.f.worst_share);
+	pair_free(&pr);
+}
+
 /* t20's uid mix (tests/mixes/uid6v1.fio): six one-deep readers of one
  * user against one of another. */
 static const char uid6v1_mix[] =
