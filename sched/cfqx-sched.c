@@ -623,10 +623,8 @@ static u64 pace_lag(const struct cfqx_sched *s)
  * larger than the device's average may fill the bucket by one more such
  * request: 2.6.10's first pass, for the pace.  Otherwise a greedy group
  * keeps the bucket full, and a reader back from thinking waits for the
- * next slot to drain however little it has used (a reader one-deep at
- * 64 KiB beside a greedy one waited about half a slot per request, 0.3
- * ms of a 2.5 ms cycle).  Returns when a request of @sectors may go
- * (<= now: now).
+ * next slot to drain, however little it has used.  Returns when a
+ * request of @sectors may go (<= now: now).
  */
 static u64 pace_due(const struct cfqx_sched *s, u64 sectors, bool first_pass)
 {
@@ -928,7 +926,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		/* The pace holds every group here (a queued group is
 		 * backlogged): exempting one-deep readers back from thinking
 		 * gives the tick's budget to whoever comes first again.  They
-		 * get one more request's room in its bucket instead. */
+		 * get one more request's room in the pace's bucket instead. */
 		if (paced_now) {
 			bool first_pass = !g->in_flight &&
 				group_queued(g) == 1 &&
