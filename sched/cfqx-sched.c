@@ -43,7 +43,8 @@
  * budget refills, which the caller sees and reports
  * (cfqx_sched_stopped()).  On a non-rotational device that did so in
  * this pace cycle or the last, the core therefore paces dispatch at 31/32
- * of the device's rate (learn_pace()), one group active or many: a token
+ * of the device's rate, less a trim while the device still turns work
+ * away (learn_pace()), one group active or many: a token
  * bucket (pace_due()) lets a request go while the work ahead of a virtual
  * device that serves at that pace, its own included, fits a latency or a
  * few requests of the device's average size, one more for a one-deep
@@ -162,6 +163,9 @@
 /* A pace that fell behind (a late timer, a stalled CPU) catches up on at
  * most this much time. */
 #define CFQX_PACE_CREDIT_NS	(2 * CFQX_NSEC_PER_MSEC)
+/* The cruise pace comes down at most this many 64ths of the device's
+ * rate below 31/32 of it for windows in which the device refused work. */
+#define CFQX_PACE_TRIM		3
 /* A disk's round is at least this many group switches' worth of time. */
 #define CFQX_ROUND_SWITCHES	8
 /* A request within this many sectors (64 KiB) of where its group's last
@@ -1272,6 +1276,11 @@ static void probe_depth(struct cfqx_sched *s, u64 rate)
  * at 5/4 (will the device take more?) and the next at 3/4 (drain what
  * that queued).  A window in which the pace, not the device, held work
  * back counts as 1/16 above the pace, so the pace cannot spiral down.
+ * A window is a few of a throttle's ticks long, and which ticks' refills
+ * it catches can make it read above the device's rate, which the
+ * maximum keeps: a cruise window in which the device still turned work
+ * away trims the cruise pace (pace_trim), one in which the pace held
+ * work and the device took it all undoes a step.
  * Time the host stood the guest still (a late timer, tick()'s @due) is
  * not in the window: the device delivered nothing then because the
  * guest did not run, and counting it would talk the pace down to what a
@@ -1309,6 +1318,17 @@ static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 	cap = rate;
 	if (s->cap_held && !s->dev.rotational && !s->win_stalled)
 		cap = max_u64(rate, capacity(s) + capacity(s) / 16);
+	/* A cruise window (the pace below the device's rate) in which the
+	 * device still turned work away: the rate read too high, so the
+	 * cruise pace comes down a 64th of it, at most CFQX_PACE_TRIM of
+	 * them; one in which the pace held work and the device took it all
+	 * takes a 64th back. */
+	if (s->pace_phase >= 2 && paced(s)) {
+		if (s->win_stalled && s->pace_trim < CFQX_PACE_TRIM)
+			s->pace_trim++;
+		else if (!s->win_stalled && s->pace_held && s->pace_trim)
+			s->pace_trim--;
+	}
 	s->pace_held = 0;
 	s->cap_held = 0;
 	s->win_stalled = 0;
@@ -1337,7 +1357,7 @@ static void learn_pace(struct cfqx_sched *s, const struct cfqx_sched_rq *r,
 		s->pace_rate = dev - dev / 4;
 		break;
 	default:
-		s->pace_rate = dev - dev / 32;
+		s->pace_rate = dev - dev / 32 - dev / 64 * s->pace_trim;
 	}
 }
 

@@ -185,6 +185,8 @@ struct cfqx_sched {
 	u64 pace_late_ns;		/* a late wake's time, to catch up on */
 	u64 pace_win_start;		/* this pace window began at */
 	u64 pace_win_sectors;		/* completed in it */
+	u32 pace_trim;			/* 64ths of the rate the cruise pace
+					 * is lowered by (learn_pace()) */
 	u64 pace_win_lost_ns;		/* ... of it the host stood still */
 	u64 rate_max_cur;		/* most delivered in a window, this cycle */
 	u64 rate_max_prev;		/* ... and the last one */

@@ -564,6 +564,39 @@ Test(simrun, a_one_deep_reader_does_not_wait_for_the_paces_next_slot)
 	pair_free(&pr);
 }
 
+/*
+ * Matrix m045 on a 100 MiB/s nullb with 1 ms latency: a deep buffered
+ * writer and a deep reader beside three one-deep readers, the lightest
+ * 16 KiB every 2.3 ms.  The pace read the device at up to 1.06 times its
+ * rate (a 64 ms window spans three or four of its 20 ms refills, and the
+ * best window sets the pace), so the tick's budget ran out before the
+ * tick, the driver refused a request, and what was queued behind it
+ * waited for the next tick: the light reader got x = 0.76.  A cruise
+ * window in which the device refused work now trims the pace.
+ */
+Test(simrun, the_pace_comes_down_when_the_device_refuses_work)
+{
+	static const char text[] =
+		"[global]\ndirect=1\nsize=2g\nruntime=4\ntime_based\n"
+		"[p1]\nioengine=libaio\niodepth=52\nrw=write\nbs=128k\n"
+		"direct=0\n"
+		"[p2]\nioengine=io_uring\niodepth=56\nrw=randread\nbs=64k\n"
+		"offset=2g\n"
+		"[p3]\nrw=randread\nbs=256k\nthinktime=655\noffset=4g\n"
+		"[p4]\nrw=randread\nbs=16k\nthinktime=2266\noffset=6g\n"
+		"[p5]\nrw=randread\nbs=512k\nthinktime=3420\noffset=8g\n";
+	struct pair pr;
+
+	eval_pair(text, "nullb,bw=100M,lat=1ms", CFQX_BY_TGID, &pr);
+	expect_total(&pr, 0.95);
+	cr_expect_geq(pr.cfqx.f.worst_share, 0.85, "%f",
+		      pr.cfqx.f.worst_share);
+	/* 100 MiB/s is 102400 KiB/s */
+	cr_expect_leq(pr.cfqx.run.core_pace_kib_s, 102400, "pace %llu KiB/s",
+		      (unsigned long long)pr.cfqx.run.core_pace_kib_s);
+	pair_free(&pr);
+}
+
 /* t20's uid mix (tests/mixes/uid6v1.fio): six one-deep readers of one
  * user against one of another. */
 static const char uid6v1_mix[] =
