@@ -185,14 +185,14 @@ struct cfqx_sched {
 	u64 pace_late_ns;		/* a late wake's time, to catch up on */
 	u64 pace_win_start;		/* this pace window began at */
 	u64 pace_win_sectors;		/* completed in it */
-	u32 pace_trim;			/* 64ths of the rate the cruise pace
-					 * is lowered by (learn_pace()) */
 	u64 pace_win_lost_ns;		/* ... of it the host stood still */
 	u64 rate_max_cur;		/* most delivered in a window, this cycle */
 	u64 rate_max_prev;		/* ... and the last one */
 	u64 cap_max_cur;		/* as rate_max, and the order's holds
 					 * counted above it: capacity() */
 	u64 cap_max_prev;		/* ... and the last cycle's */
+	u32 pace_trim;			/* 64ths of the rate the cruise pace
+					 * is lowered by (learn_pace()) */
 	u8 pace_phase;			/* window of the pace cycle */
 	u8 stalled_cur;			/* the device stopped this cycle */
 	u8 stalled_prev;		/* ... or the last one */
