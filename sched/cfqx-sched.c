@@ -71,10 +71,19 @@
  * turn for each one, and a round of every other group's.  Not for a seeky
  * group (more than one request in eight starts over 64 KiB from where its
  * last one inserted ended: several streams, or random): its next request
- * seeks anyway.  The time the disk waits is charged to it, as device
- * time.  The round ends early for an expired FIFO, and for a group more
- * than a round behind the served one (it wants less than its share: the
- * vtime order is max-min).
+ * seeks anyway.  On a disk the window may reach two switches' cost, past
+ * slice_idle: leaving costs a seek and a turn now and the same back.  The
+ * time the disk waits is not charged to it (its service is the device's
+ * busy time, as BFQ charges sectors, not idling); instead a turn lasts at
+ * most twice its round in wall time (BFQ's slice timeout), so the waits
+ * at most double it.  The turn ends early for an expired FIFO, and for a
+ * group more than a round behind the served one (it wants less than its
+ * share: the vtime order is max-min).  Only a group whose whole backlog
+ * (queued and in flight) fits one round of `quantum` requests has its
+ * expired FIFO head jump the order: a deeper group's requests wait in its
+ * own queue (Little's law), and jumping for them handed it the turns of
+ * the groups it passed; its FIFO is checked in its own turn (2.6.10's
+ * rule).
  *
  * Think time.  A sync group with one request at a time has nothing queued
  * while it thinks.  When such a group empties and its think time (EWMA of
@@ -324,8 +333,6 @@ void cfqx_sched_group_forget(struct cfqx_sched *s, struct cfqx_sched_group *g)
 		s->last_group = NULL;
 	if (s->last_done == g)
 		s->last_done = NULL;
-	if (s->idle_for == g)
-		s->idle_for = NULL;
 	g->anticipate_until = 0;
 	group_deactivate(s, g);
 	refresh_again(s);
@@ -715,16 +722,35 @@ static struct cfqx_sched_rq *group_next(const struct cfqx_sched *s,
 }
 
 /*
+ * May the group's expired FIFO head go before the order's choice?  On a
+ * disk only the served group's (2.6.10 checked the FIFO of the queue it
+ * served), or a group's whose whole backlog fits one round of `quantum`
+ * requests: a deeper group's head waited in its own queue, not for the
+ * order (see "Disks" above).
+ */
+static bool fifo_may_jump(const struct cfqx_sched *s,
+			  const struct cfqx_policy *p,
+			  const struct cfqx_sched_group *g,
+			  const struct cfqx_sched_group *served)
+{
+	return !s->dev.rotational || g == served ||
+		group_queued(g) + g->in_flight <= p->quantum;
+}
+
+/*
  * The oldest expired FIFO head, sync first, of a group whose FIFO was not
  * served within the last fifo_batch_expire (2.6.10 kept that time per
- * queue: groups do not wait for each other's batches).  The scan is skipped
+ * queue: groups do not wait for each other's batches) and that may jump
+ * the order (@served: the group the order serves).  The scan is skipped
  * until s->next_fifo_check, the earliest time a scan could find one: a
  * head's deadline only grows as its FIFO moves, and insert lowers the
- * bound for a new head.
+ * bound for a new head.  A head that may not jump now keeps the scan
+ * going: its group's backlog or the served group can change.
  */
 static struct cfqx_sched_rq *fifo_expired(struct cfqx_sched *s,
 					  const struct cfqx_policy *p, u64 now,
-					  bool take)
+					  bool take,
+					  const struct cfqx_sched_group *served)
 {
 	struct cfqx_sched_rq *oldest = NULL;
 	u64 next = ~0ULL;
@@ -744,7 +770,7 @@ static struct cfqx_sched_rq *fifo_expired(struct cfqx_sched *s,
 				continue;
 			r = container_of_rq(g->fifo[dir].next, fifo);
 			t = max_u64(r->deadline_ns, g->fifo_check_at);
-			if (t > now) {
+			if (t > now || !fifo_may_jump(s, p, g, served)) {
 				next = min_u64(next, t);
 				continue;
 			}
@@ -773,20 +799,6 @@ static bool seeky(const struct cfqx_sched_group *g)
 	return g->seeks > CFQX_SEEK_ONE / 8;
 }
 
-/* A disk idled for a group (choose()): that time is its service. */
-static void idle_over(struct cfqx_sched *s, u64 now)
-{
-	struct cfqx_sched_group *g = s->idle_for;
-	u64 t;
-
-	if (!g)
-		return;
-	t = now > s->idle_from ? now - s->idle_from : 0;
-	g->vtime += t << CFQX_VSHIFT;
-	g->charged += t;
-	s->idle_for = NULL;
-}
-
 /* An anticipated group whose window has ended stops being active. */
 static void window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
 			u64 now)
@@ -795,8 +807,6 @@ static void window_over(struct cfqx_sched *s, struct cfqx_sched_group *g,
 		return;
 	if (g->anticipate_until && now < g->anticipate_until)
 		return;
-	if (s->idle_for == g)
-		idle_over(s, now);
 	if (g->anticipate_until)
 		s->st.idle_expired++;
 	g->anticipate_until = 0;
@@ -952,15 +962,16 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 	 * to another group's region per request wastes the disk), and
 	 * while its requests are in flight, or it thinks within its
 	 * window and is not seeky, wait for its next one (CFQ v3's
-	 * slice_idle): the time the disk idles for it is charged to it
-	 * (idle_over()).  Not past an expired FIFO, nor while a group more
-	 * than a round behind it waits. */
+	 * slice_idle), uncharged, for at most twice its round in wall time
+	 * since its turn began.  Not past an expired FIFO, nor while a group
+	 * more than a round behind it waits. */
 	s->hold_why = hold;
 	if (s->dev.rotational && s->last_group &&
 	    s->last_group->on_active &&
 	    s->last_group->vtime <= s->vclock + c &&
 	    !(best && best->vtime + c < s->last_group->vtime) &&
-	    !fifo_expired(s, p, now, false)) {
+	    now - s->turn_since <= 2 * (c >> CFQX_VSHIFT) &&
+	    !fifo_expired(s, p, now, false, s->last_group)) {
 		struct cfqx_sched_group *g = s->last_group;
 
 		if (group_queued(g)) {
@@ -971,11 +982,6 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		}
 		if (g->in_flight || (g->anticipate_until > now &&
 				     !seeky(g))) {
-			if (!s->in_flight && s->idle_for != g) {
-				idle_over(s, now);
-				s->idle_for = g;
-				s->idle_from = now;
-			}
 			s->hold_why = CFQX_HOLD_ORDER;
 			return NULL;
 		}
@@ -1084,7 +1090,6 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 {
 	struct cfqx_sched_group *g = r->group;
 
-	idle_over(s, now);
 	unqueue(s, r);
 	r->state = CFQX_SRQ_DISPATCHED;
 	r->dispatch_ns = now;
@@ -1115,6 +1120,8 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	if (!s->in_flight++)
 		s->busy_since = now;
 	g->last_sector = r->sector + r->sectors;
+	if (s->last_group != g)
+		s->turn_since = now;
 	s->last_group = g;
 	/* Served: to the back of the round robin. */
 	group_deactivate(s, g);
@@ -1148,7 +1155,7 @@ struct cfqx_sched_rq *cfqx_sched_dispatch(struct cfqx_sched *s,
 		refresh(s, p, now);
 		return NULL;
 	}
-	r = fifo_expired(s, p, now, true);
+	r = fifo_expired(s, p, now, true, g);
 	if (r)
 		s->st.fifo_expired++;
 	else
@@ -1414,7 +1421,9 @@ u64 cfqx_sched_service(struct cfqx_sched_group *g, u64 now)
 	return g->service_ns;
 }
 
-/* A sync group just emptied: anticipate it for about its think time. */
+/* A sync group just emptied: anticipate it for about its think time, up
+ * to slice_idle; on a disk up to two switches' cost, what leaving and
+ * coming back would cost. */
 static void anticipate(struct cfqx_sched *s, struct cfqx_sched_group *g,
 		       const struct cfqx_policy *p, u64 now)
 {
@@ -1423,6 +1432,8 @@ static void anticipate(struct cfqx_sched *s, struct cfqx_sched_group *g,
 	g->idle_since = now;
 	if (!max || !g->last_sync)
 		return;
+	if (s->dev.rotational)
+		max = max_u64(max, 2 * (s->switch_cost >> CFQX_EWMA_SHIFT));
 	if (g->think_samples < 2) {
 		window = max;
 	} else {

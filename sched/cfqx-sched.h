@@ -174,8 +174,7 @@ struct cfqx_sched {
 	const struct cfqx_policy *policy;	/* the last one passed in */
 	struct cfqx_sched_group *last_group;	/* of the last dispatch */
 	struct cfqx_sched_group *last_done;	/* of the last completion */
-	struct cfqx_sched_group *idle_for;	/* a disk idles for it ... */
-	u64 idle_from;				/* ... since */
+	u64 turn_since;			/* a disk serves last_group since */
 	u64 switch_cost;		/* EWMA device time after a group switch */
 	u64 last_now;			/* and the clock then */
 	u64 avg_cost;			/* EWMA charge per request, x 16 */

@@ -660,7 +660,7 @@ Test(simrun, a_disk_waits_for_its_sequential_reader)
 
 /*
  * Two one-deep random readers that think on a disk: waiting for either
- * saves no seek, its next request seeks anyway, and the wait is charged
+ * saves no seek, its next request seeks anyway, and the wait was charged
  * to it: worst share 0.70 when the disk waited, 0.87 when it does not.
  */
 Test(simrun, a_disk_does_not_wait_for_a_seeky_reader)
@@ -750,5 +750,60 @@ Test(simrun, disk_rounds_keep_a_disk_streaming)
 	expect_total(&pr, 2);
 	cr_expect_gt(pr.cfqx.f.worst_share, pr.fifo.f.worst_share,
 		     "%f vs %f", pr.cfqx.f.worst_share, pr.fifo.f.worst_share);
+	pair_free(&pr);
+}
+
+/*
+ * A one-deep sequential reader that thinks about 1 ms beside a random
+ * reader 40 deep, on a disk (matrix m002).  The disk waited for the
+ * reader, and the wait was charged to it as service: its turn was spent
+ * half idle, while the fair share (DESIGN.md) counts only the time it
+ * keeps the disk busy, so it got 0.61 of that share.  The wait is no
+ * longer its service; a turn lasts at most twice its round in wall time
+ * instead.
+ */
+Test(simrun, a_disk_does_not_charge_its_wait_for_a_reader)
+{
+	static const char text[] =
+		"[global]\ndirect=1\nsize=2g\nruntime=30\ntime_based\n"
+		"[p1]\nioengine=libaio\niodepth=40\nrw=randread\nbs=128k\n"
+		"[p2]\nioengine=psync\nrw=read\nbs=512k\nthinktime=953\n"
+		"offset=2g\n";
+	struct pair pr;
+
+	eval_pair(text, "hdd,rpm=5400,rate=100M", CFQX_BY_TGID, &pr);
+	expect_total(&pr, 0.95);
+	cr_expect_geq(pr.cfqx.f.maxmin_jain, 0.95, "%f",
+		      pr.cfqx.f.maxmin_jain);
+	cr_expect_geq(pr.cfqx.f.worst_share, 0.75, "%f",
+		      pr.cfqx.f.worst_share);
+	pair_free(&pr);
+}
+
+/*
+ * Deep random writers and readers beside a three-stream sequential
+ * writer two deep, on a disk (matrix m035).  The deep groups' requests
+ * wait in their own queues past fifo_expire, and each expired head
+ * jumped the order: the disk left the served group at every one, and the
+ * sequential writer got 0.72 of its share.  Only a group whose whole
+ * backlog fits one round now jumps; a deeper one's FIFO is checked in
+ * its own turn.
+ */
+Test(simrun, a_deep_groups_expired_fifo_waits_for_its_turn_on_a_disk)
+{
+	static const char text[] =
+		"[global]\ndirect=1\nsize=2g\nruntime=30\ntime_based\n"
+		"[g1]\nioengine=io_uring\niodepth=8\nrw=randwrite\nbs=16k\n"
+		"direct=0\nnumjobs=2\n"
+		"[g2]\nioengine=libaio\niodepth=64\nrw=randwrite\nbs=8k\n"
+		"offset=2g\nnumjobs=3\n"
+		"[g3]\nioengine=io_uring\niodepth=42\nrw=randread\nbs=4k\n"
+		"offset=4g\nnumjobs=2\n"
+		"[g4]\nioengine=libaio\niodepth=2\nrw=write\nbs=128k\n"
+		"offset=6g\nnumjobs=3\n";
+	struct pair pr;
+
+	eval_pair(text, "hdd,rpm=5400,rate=100M", CFQX_BY_PGID, &pr);
+	expect_targets(&pr);
 	pair_free(&pr);
 }

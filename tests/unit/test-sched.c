@@ -1617,10 +1617,34 @@ Test(sched_idle, thinker_stays_active_and_the_device_never_idles)
 }
 
 /*
+ * A disk with two groups: a's one read at sector 1000, then b's four far
+ * away; returns the first dispatch, a's (the first active group).
+ */
+static struct cfqx_sched_rq *disk_a_then_b(struct rig *t,
+					   struct cfqx_sched_group *a,
+					   struct cfqx_sched_rq *ar,
+					   struct cfqx_sched_group *b,
+					   struct cfqx_sched_rq *br)
+{
+	struct cfqx_sched_rq *x;
+	int i;
+
+	rig_init_disk(t, 32);
+	cfqx_sched_group_init(a);
+	cfqx_sched_group_init(b);
+	rq_add(t, ar, a, 1000, 8, true);
+	for (i = 0; i < 4; i++)
+		rq_add(t, &br[i], b, 900000 + 8 * (u64)i, 8, true);
+	x = rq_next(t, NULL);
+	cr_assert_eq(x, ar, "a first (first active)");
+	return x;
+}
+
+/*
  * A disk waits for the group it serves (CFQ v3's slice_idle): while its
  * request is in flight and while it thinks within its window, the other
- * group's queued requests wait; the wait is charged to it as device time,
- * and at the window's end the other group goes.
+ * group's queued requests wait; the wait is not its service (only the
+ * disk's busy time is), and at the window's end the other group goes.
  */
 Test(sched_idle, a_disk_waits_for_the_group_it_serves)
 {
@@ -1630,16 +1654,8 @@ Test(sched_idle, a_disk_waits_for_the_group_it_serves)
 	struct cfqx_sched_rq *x;
 	struct rig t;
 	u64 wake = 0, until, charged, since;
-	int i;
 
-	rig_init_disk(&t, 32);
-	cfqx_sched_group_init(&a);
-	cfqx_sched_group_init(&b);
-	rq_add(&t, &ar[0], &a, 1000, 8, true);
-	for (i = 0; i < 4; i++)
-		rq_add(&t, &br[i], &b, 900000 + 8 * (u64)i, 8, true);
-	x = rq_next(&t, NULL);
-	cr_assert_eq(x, &ar[0], "a first (first active)");
+	x = disk_a_then_b(&t, &a, ar, &b, br);
 	/* In flight: the disk stays on a. */
 	cr_assert_null(rq_next(&t, NULL));
 	cr_assert_not(cfqx_sched_has_work(&t.s));
@@ -1652,19 +1668,19 @@ Test(sched_idle, a_disk_waits_for_the_group_it_serves)
 	cr_assert_null(rq_next(&t, &wake));
 	cr_assert_eq(wake, until, "the glue's timer is set for its end");
 	check_invariants(&t.s, gs, 2);
-	/* a comes back 1 ms later: it goes, charged that 1 ms. */
+	/* a comes back 1 ms later: it goes, charged its request only. */
 	charged = a.charged;
 	t.now += 1 * MS;
 	rq_add(&t, &ar[1], &a, 1008, 8, true);
 	x = rq_next(&t, NULL);
 	cr_assert_eq(x, &ar[1]);
-	cr_assert_geq(a.charged, charged + 1 * MS, "%llu after %llu",
-		      (unsigned long long)a.charged,
-		      (unsigned long long)charged);
+	cr_assert_eq(a.charged, charged + x->charge, "%llu after %llu",
+		     (unsigned long long)a.charged,
+		     (unsigned long long)charged);
 	t.now += 5 * MS;
 	rq_done(&t, x);
-	/* It does not come back: at the window's end b goes, and a is
-	 * charged the whole wait. */
+	/* It does not come back: at the window's end b goes, and a is not
+	 * charged the wait. */
 	until = a.anticipate_until;
 	charged = a.charged;
 	since = t.now;
@@ -1675,12 +1691,58 @@ Test(sched_idle, a_disk_waits_for_the_group_it_serves)
 	x = rq_next(&t, NULL);
 	cr_assert_eq(x->group, &b);
 	cr_assert_not(a.on_active);
-	cr_assert_eq(a.charged, charged + (until - since),
-		     "the wait is a's service: %llu after %llu",
+	cr_assert_eq(a.charged, charged, "the wait is not a's service: "
+		     "%llu after %llu (waited %llu ns)",
 		     (unsigned long long)a.charged,
-		     (unsigned long long)charged);
+		     (unsigned long long)charged,
+		     (unsigned long long)(until - since));
 	cr_assert_eq(t.s.st.idle_expired, 1);
 	cr_assert_eq(t.s.st.idle_hit, 1);
+	check_invariants(&t.s, gs, 2);
+}
+
+/*
+ * The wait is not charged, so a turn is bounded in wall time: a
+ * sequential reader that always comes back within its window (0.5 ms on
+ * the disk, 1.5 ms thinking) keeps the disk for many requests, but for at
+ * most twice its round (CFQX_ROUND_SWITCHES switch costs) since its turn
+ * began, though its service is still within the round; then the other
+ * group goes.
+ */
+Test(sched_idle, a_disks_turn_lasts_at_most_twice_its_round)
+{
+	static struct cfqx_sched_rq ar[400], br[4];
+	struct cfqx_sched_group a, b;
+	struct cfqx_sched_group *gs[] = { &a, &b };
+	struct cfqx_sched_rq *x;
+	struct rig t;
+	u64 start, round, charged;
+	int i;
+
+	x = disk_a_then_b(&t, &a, ar, &b, br);
+	start = t.now;
+	charged = a.charged;
+	for (i = 1; i < 400; i++) {
+		t.now += i == 1 ? 5 * MS : 500 * US;	/* a seek, then streams */
+		rq_done(&t, x);
+		t.now += 1500 * US;
+		rq_add(&t, &ar[i], &a, 1000 + 8 * (u64)i, 8, true);
+		x = rq_next(&t, NULL);
+		cr_assert_not_null(x);
+		if (x->group == &b)
+			break;
+	}
+	cr_assert_eq(x->group, &b, "b went at last");
+	round = (t.s.avg_cost >> 4) * t.p.quantum;
+	if (round < (t.s.switch_cost >> 4) * 8)
+		round = (t.s.switch_cost >> 4) * 8;
+	cr_assert_geq(i, 10, "the disk waited for a: %d requests", i);
+	cr_assert_leq(t.now - start, 2 * round + 7 * MS,
+		      "a's turn: %llu ns, round %llu ns",
+		      (unsigned long long)(t.now - start),
+		      (unsigned long long)round);
+	cr_assert_lt(a.charged - charged, round, "a's service %llu ns",
+		     (unsigned long long)(a.charged - charged));
 	check_invariants(&t.s, gs, 2);
 }
 
