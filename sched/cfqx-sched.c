@@ -1182,6 +1182,11 @@ u64 cfqx_sched_capacity_kib_s(const struct cfqx_sched *s)
 	return rate_kib_s(capacity(s));
 }
 
+u64 cfqx_sched_round(const struct cfqx_sched *s, const struct cfqx_policy *p)
+{
+	return credit(s, p) >> CFQX_VSHIFT;
+}
+
 u64 cfqx_sched_pace_kib_s(const struct cfqx_sched *s)
 {
 	return paced(s) ? rate_kib_s(s->pace_rate) : 0;

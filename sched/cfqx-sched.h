@@ -259,6 +259,9 @@ bool cfqx_sched_has_work(const struct cfqx_sched *s);
  * and the pace (0 while dispatch is not paced), in KiB/s. */
 u64 cfqx_sched_capacity_kib_s(const struct cfqx_sched *s);
 u64 cfqx_sched_pace_kib_s(const struct cfqx_sched *s);
+/* One round of credit, in the core's cost unit (ns on a disk, sectors
+ * otherwise): what a group may run ahead of V. */
+u64 cfqx_sched_round(const struct cfqx_sched *s, const struct cfqx_policy *p);
 /* When the caller must call cfqx_sched_tick() for queued work that waits
  * for time alone (an anticipation window, the pace), else 0.  Under the
  * caller's lock, after an insert or a completion. */

@@ -1733,9 +1733,7 @@ Test(sched_idle, a_disks_turn_lasts_at_most_twice_its_round)
 			break;
 	}
 	cr_assert_eq(x->group, &b, "b went at last");
-	round = (t.s.avg_cost >> 4) * t.p.quantum;
-	if (round < (t.s.switch_cost >> 4) * 8)
-		round = (t.s.switch_cost >> 4) * 8;
+	round = cfqx_sched_round(&t.s, &t.p);
 	cr_assert_geq(i, 10, "the disk waited for a: %d requests", i);
 	cr_assert_leq(t.now - start, 2 * round + 7 * MS,
 		      "a's turn: %llu ns, round %llu ns",
