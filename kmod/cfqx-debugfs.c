@@ -54,11 +54,11 @@ static int cfqx_stats_show(void *data, struct seq_file *m)
 		   "unscheduled %llu\nalloc_fail %llu\nbad_policy %llu\n"
 		   "groups_created %llu\ngroups_freed %llu\n"
 		   "timer_armed %llu\ntimer_fired %llu\nstopped_seen %llu\n"
-		   "kicks %llu\n",
+		   "kicks %llu\ninline_runs %llu\n",
 		   g.merged_bio, g.merge_refused, g.throttled, g.unscheduled,
 		   g.alloc_fail, g.bad_policy, g.groups_created,
 		   g.groups_freed, g.timer_armed, g.timer_fired,
-		   g.stopped_seen, g.kicks);
+		   g.stopped_seen, g.kicks, g.inline_runs);
 	seq_printf(m, "ready_us %llu\nheld_order_us %llu\nheld_depth_us %llu\n"
 		   "held_pace_us %llu\nheld_idle_us %llu\n",
 		   c.held_ns[CFQX_HOLD_READY] / 1000,

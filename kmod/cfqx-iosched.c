@@ -24,7 +24,9 @@
  * drop) or the core's pace lets the next request go (armed from a refused
  * dispatch, an insert or a completion); a completion that releases work
  * the core held (the contended depth has room again) runs the queue.
- * Both runs go to kblockd on the CPU that asks (cfqx_run_work_fn()).
+ * Both runs go to kblockd on the CPU that asks (cfqx_run_work_fn()).  An
+ * insert from a task that may sleep runs the queue itself, as blk-mq
+ * does without an elevator (cfqx_may_run_inline()).
  * Completions while it still holds (for time: the pace, an anticipation
  * window; or for the order) do not: the run, a kblockd round trip, would
  * find nothing to dispatch.  An insert, a completion or the timer that
@@ -348,6 +350,24 @@ static void cfqx_requeue_request(struct request *rq)
 	spin_unlock_irqrestore(&cd->lock, flags);
 }
 
+/*
+ * May the insert hook run the queue itself?  blk-mq follows an elevator's
+ * insert of a bio submitted outside a plug with an asynchronous queue run
+ * (kblockd, on the hardware queue's CPUs in turn; 6.1 does, 6.12 plugs
+ * every submission and runs the queue at the plug's flush), where
+ * without an elevator it issues the request from the submitter.  A
+ * one-deep reader whose request the core would dispatch at once then
+ * waits for a kworker, and in a VM on a busy host for a vCPU the host
+ * has descheduled.  From a task that may sleep and is not on its way to
+ * sleep (a plug flushed from schedule()), the hook runs the queue here
+ * instead, as blk-mq itself does after a plug flush from a running task;
+ * the asynchronous run that follows finds nothing to do.
+ */
+static bool cfqx_may_run_inline(void)
+{
+	return in_task() && preemptible() && task_is_running(current);
+}
+
 static void cfqx_insert_requests(struct blk_mq_hw_ctx *hctx,
 				 struct list_head *list, cfqx_insert_t insert)
 {
@@ -356,6 +376,7 @@ static void cfqx_insert_requests(struct blk_mq_hw_ctx *hctx,
 	const struct cfqx_policy *p;
 	unsigned long flags;
 	u64 now = ktime_get_ns();
+	bool run = cfqx_may_run_inline();	/* before the lock disables irqs */
 
 	spin_lock_irqsave(&cd->lock, flags);
 	p = cfqx_policy(cd);
@@ -383,7 +404,12 @@ static void cfqx_insert_requests(struct blk_mq_hw_ctx *hctx,
 			cfqx_sched_insert(&cd->sched, srq, p, now);
 	}
 	cfqx_arm_wake(cd);
+	run = run && cfqx_sched_has_work(&cd->sched);
+	if (run)
+		cd->st.inline_runs++;
 	spin_unlock_irqrestore(&cd->lock, flags);
+	if (run)
+		blk_mq_run_hw_queue(hctx, false);
 }
 
 /* ------------------------------------------------------------------ */

@@ -66,6 +66,7 @@ struct cfqx_glue_stats {
 	u64 timer_fired;
 	u64 stopped_seen;		/* hardware queue found stopped */
 	u64 kicks;			/* completions that released held work */
+	u64 inline_runs;		/* inserts that ran the queue themselves */
 };
 
 struct cfqx_data {

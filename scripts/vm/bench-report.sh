@@ -6,7 +6,8 @@
 # scheduler):
 #   FAIR|mix|sched|bytes/s|maxmin|worst|jain|per-group MiB/s
 #   LAT|sched|p99_us|max_us
-#   IOPS|groups|sched|round|iops   (instruction-timed guest)
+#   IOPS|workload|sched|round|iops   (instruction-timed guest; workload:
+#                                    groups, -psync for one-deep readers)
 #   BPF|mode|round|iops|bpf_ns_per_io   (the same guest)
 #   BPFPROG|mode|round|program|runs_per_io_x100|ns_per_io
 # Usage: bench-report.sh OUTDIR CONSOLE_LOG...
@@ -29,15 +30,15 @@ grep '^IOPS|' "$data.raw" > "$data.iops" || true
 	printf '%-12s %8s %8s\n' scheduler p99 max
 	awk -F'|' '/^LAT/ {printf "%-12s %8s %8s\n", $2, $3, $4}' "$data.raw"
 	echo
-	echo "Per-request cost (null_blk without delay, 4 KiB randread, 32 in flight; instruction-timed guest:"
-	echo "IOPS = 10^9 / instructions per I/O; mean of the rounds, spread = max / min - 1 over them):"
-	awk -F'|' '{k = $2 "," $3; sum[k] += $5; cnt[k]++; if (!(k in lo) || $5 < lo[k]) lo[k] = $5; if ($5 > hi[k]) hi[k] = $5; g[$2] = 1}
+	echo "Per-request cost (null_blk without delay, 4 KiB randread; groups: 32 in flight from libaio, -psync: one-deep"
+	echo "psync readers; instruction-timed guest: IOPS = 10^9 / instructions per I/O; mean of the rounds, spread = max / min - 1):"
+	awk -F'|' '{k = $2 "," $3; sum[k] += $5; cnt[k]++; if (!(k in lo) || $5 < lo[k]) lo[k] = $5; if ($5 > hi[k]) hi[k] = $5; if (!($2 in g)) order[++ng] = $2; g[$2] = 1}
 		function m(k) { return cnt[k] ? sum[k] / cnt[k] : 0 }
 		function spread(k,  i, w) { w = 0; for (i in cnt) if (index(i, k ",") == 1 && hi[i] / lo[i] - 1 > w) w = hi[i] / lo[i] - 1; return w }
-		END {printf "%-7s %9s %12s %9s %9s %16s %9s %14s %8s\n", "groups", "none", "mq-deadline", "bfq", "cfqx", "cfqx/mq-deadline", "cfqx/bfq", "cfqx insns/IO", "spread";
-		for (x = 1; x <= 64; x++) if (x in g) printf "%-7s %9d %12d %9d %9d %16.3f %9.3f %14d %7.2f%%\n", x, m(x ",none"), m(x ",mq-deadline"), m(x ",bfq"), m(x ",cfqx"),
+		END {printf "%-7s %9s %12s %9s %9s %16s %9s %14s %8s\n", "load", "none", "mq-deadline", "bfq", "cfqx", "cfqx/mq-deadline", "cfqx/bfq", "cfqx insns/IO", "spread";
+		for (j = 1; j <= ng; j++) { x = order[j]; printf "%-7s %9d %12d %9d %9d %16.3f %9.3f %14d %7.2f%%\n", x, m(x ",none"), m(x ",mq-deadline"), m(x ",bfq"), m(x ",cfqx"),
 			m(x ",mq-deadline") ? m(x ",cfqx") / m(x ",mq-deadline") : 0, m(x ",bfq") ? m(x ",cfqx") / m(x ",bfq") : 0,
-			m(x ",cfqx") ? 1e9 / m(x ",cfqx") : 0, 100 * spread(x)}' "$data.iops"
+			m(x ",cfqx") ? 1e9 / m(x ",cfqx") : 0, 100 * spread(x) }}' "$data.iops"
 	echo
 	echo "BPF accounting cost (same guest and device, scheduler none; instructions per I/O, mean of the rounds):"
 	awk -F'|' '$1 == "BPF" {sum[$2] += $4; bpf[$2] += $5; cnt[$2]++}

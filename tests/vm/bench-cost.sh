@@ -5,11 +5,12 @@
 # completes at once (IOPS-bound: the CPU is the limit) fio's IOPS are
 # 10^9 / instructions per I/O, the same on a busy host as on an idle one
 # and from one run to the next.  What it does not see: cache misses,
-# lock contention between CPUs.  4 KiB random reads, 32 in flight in all,
-# 1 group or 8 (one uid each), two rounds in opposite orders (the second
-# shows the figure repeats); then the BPF accounting's cost (below).
+# lock contention between CPUs.  4 KiB random reads, 32 in flight in all
+# or one-deep psync readers, 1 group or 8 (one uid each), two rounds in
+# opposite orders (the second shows the figure repeats); then the BPF
+# accounting's cost (below).
 # Prints, for scripts/vm/bench-report.sh:
-#   IOPS|groups|sched|round|iops
+#   IOPS|workload|sched|round|iops   (workload: 1, 8, 1-psync, 8-psync)
 #   BPF|mode|round|iops|bpf_ns_per_io
 #   BPFPROG|mode|round|program|runs_per_io_x100|ns_per_io
 # cfqx.cost=bpf on the kernel command line (CFQX_VM_APPEND) runs the BPF
@@ -29,10 +30,19 @@ RT=${BENCH_COST_RUNTIME:-1}
 dev=$(nullb_create nbiops queue_mode=2 $completion hw_queue_depth=256 \
 	size=8192 blocksize=4096 memory_backed=0) || exit 13
 echo "bench-cost: null_blk $completion"
-for n in 1 8; do
+# Workloads: 32 requests in flight from libaio (1 process, or 8 of 4
+# each), and one-deep psync readers (1, or 8), whose requests blk-mq
+# queues through the elevator one at a time.  Labels: 1, 8, 1-psync,
+# 8-psync.
+for w in 1 8 1-psync 8-psync; do
 	case $parts in *iops*) ;; *) break ;; esac
-	{ printf '[global]\nfilename=/dev/%s\ndirect=1\nrw=randread\nbs=4k\nsize=4g\nruntime=%s\ntime_based=1\nioengine=libaio\niodepth=%d\n' \
-		$dev $RT $((32 / n))
+	n=${w%-psync}
+	case $w in
+	*-psync) engine="ioengine=psync" ;;
+	*) engine="ioengine=libaio\niodepth=$((32 / n))" ;;
+	esac
+	{ printf '[global]\nfilename=/dev/%s\ndirect=1\nrw=randread\nbs=4k\nsize=4g\nruntime=%s\ntime_based=1\n'"$engine"'\n' \
+		$dev $RT
 	  i=1; while [ $i -le $n ]; do printf '[g%d]\nuid=%d\ngid=%d\n' $i $((1000 + i)) $((1000 + i)); i=$((i + 1)); done
 	} > /tmp/iops.fio
 	for r in 1 2; do
@@ -40,7 +50,7 @@ for n in 1 8; do
 		for s in $order; do
 			set_sched $dev $s; [ $s = cfqx ] && echo uid > $(iosched $dev group_by)
 			run_fio iops /tmp/iops.fio &&
-				echo "IOPS|$n|$s|$r|$(jq '[.jobs[].read.iops] | add | floor' $FIO_OUT/iops.json)"
+				echo "IOPS|$w|$s|$r|$(jq '[.jobs[].read.iops] | add | floor' $FIO_OUT/iops.json)"
 		done
 	done
 done

@@ -166,7 +166,7 @@ fair_mix() {
 		use=$(cpu_use "$c0" "$x0")
 		# What cfqx learned of the device in the mix (debugfs stats).
 		[ $s = cfqx ] && say "$mix: cfqx learned: $(grep -E \
-			'^(depth|lat_min_us|capacity_kib_s|depth_full|pace_refused|paced|late_wakes|idle_hit|idle_expired|timer_armed|timer_fired|stopped_seen|kicks|ready_us|held_order_us|held_depth_us|held_pace_us|held_idle_us|pace_kib_s) ' \
+			'^(depth|lat_min_us|capacity_kib_s|depth_full|pace_refused|paced|late_wakes|idle_hit|idle_expired|timer_armed|timer_fired|stopped_seen|kicks|inline_runs|ready_us|held_order_us|held_depth_us|held_pace_us|held_idle_us|pace_kib_s) ' \
 			$(schedfile $dev stats) | tr '\n' ' ')"
 		say "$mix: $s: guest CPU $use; per group (uid lat_us cycle_us): $(group_lat $FIO_OUT/$mix-$s.json | tr '\n' ',')"
 		got=$(group_bw $FIO_OUT/$mix-$s.json | awk '{print $2}' | tr '\n' ' ')

@@ -103,4 +103,32 @@ say "stats: $(tr '\n' ' ' < $(schedfile $dev stats))"
 set_sched $dev mq-deadline
 check "back to mq-deadline" [ "$(cur_sched $dev)" = mq-deadline ]
 nullb_destroy nbbasic
+
+# A one-deep reader's request goes out from the submitter, as without an
+# elevator.  blk-mq follows an elevator's insert of a bio submitted
+# outside a plug with a kblockd queue run (6.1; 6.12 plugs every
+# submission in __submit_bio(), and the plug's flush runs the queue in
+# place); cfqx's insert runs the queue itself (cfqx_may_run_inline()).
+# On a null_blk
+# that completes inside queue_rq the reader then does not sleep: context
+# switches per read, under none, mq-deadline and cfqx in this boot.
+dev=$(nullb_create nbinline queue_mode=2 irqmode=0 size=1024 memory_backed=0) ||
+	notok "create the inline null_blk"
+switches_per_read() { # SCHED: context switches per read of a psync reader
+	local x0 n0
+	set_sched $dev $1
+	x0=$(sed -n 's/^ctxt //p' /proc/stat); n0=$(ios $dev)
+	fio --name=inline --filename=/dev/$dev --direct=1 --rw=randread --bs=4k \
+		--ioengine=psync --runtime=1 --time_based=1 --output=/dev/null >/dev/null 2>&1
+	awk -v x="$(( $(sed -n 's/^ctxt //p' /proc/stat) - x0 ))" -v n="$(( $(ios $dev) - n0 ))" \
+		'BEGIN { printf "%.3f", n ? x / n : 99 }'
+}
+no=$(switches_per_read none)
+dl=$(switches_per_read mq-deadline)
+cx=$(switches_per_read cfqx)
+say "context switches per psync read: none $no, mq-deadline $dl, cfqx $cx; cfqx: $(grep -E '^(dispatched|inline_runs) ' $(schedfile $dev stats) | tr '\n' ' ')"
+check "a one-deep reader's reads leave from the submitter: cfqx $cx switches per read, within half a switch of none's $no" \
+	awk -v c=$cx -v n=$no 'BEGIN { exit !(c <= n + 0.5) }'
+set_sched $dev none
+nullb_destroy nbinline
 exit $FAILED
