@@ -78,19 +78,20 @@ static int cfqx_groups_show(void *data, struct seq_file *m)
 	u64 now = ktime_get_ns();
 	int bkt;
 
-	seq_puts(m, "by id flags ref queued in_flight dispatched vtime service_us think_us\n");
+	seq_puts(m, "by id flags ref queued in_flight dispatched vtime service_us think_us wait_us lat_us\n");
 	spin_lock_irqsave(&cd->lock, flags);
 	hash_for_each(cd->groups, bkt, g, hash_node) {
 		struct cfqx_sched_group *sg = &g->sg;
 
-		seq_printf(m, "%s %llu %u %d %u %u %llu %llu %llu %llu\n",
+		seq_printf(m, "%s %llu %u %d %u %u %llu %llu %llu %llu %llu %llu\n",
 			   g->group_by < CFQX_BY_NR ?
 			   cfqx_group_by_names[g->group_by] : "fallback",
 			   g->id, g->flags, g->ref,
 			   sg->queued[0] + sg->queued[1], sg->in_flight,
 			   sg->dispatched, sg->vtime,
 			   cfqx_sched_service(sg, now) / 1000,
-			   (sg->think_ns >> 4) / 1000);
+			   (sg->think_ns >> 4) / 1000,
+			   (sg->wait_ns >> 4) / 1000, (sg->lat_ns >> 4) / 1000);
 	}
 	spin_unlock_irqrestore(&cd->lock, flags);
 	return 0;

@@ -449,6 +449,7 @@ void cfqx_sched_insert(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 	}
 	g->insert_end = r->sector + r->sectors;
 	sort_add(g, r);
+	r->insert_ns = now;
 	r->deadline_ns = now + cfqx_fifo_expire_ns(p, r->sync);
 	s->next_fifo_check = min_u64(s->next_fifo_check, r->deadline_ns);
 	link_add_before(&r->fifo, &g->fifo[r->sync]);
@@ -1090,6 +1091,9 @@ static void mark_dispatched(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 {
 	struct cfqx_sched_group *g = r->group;
 
+	if (!r->head)
+		g->wait_ns = ewma(g->wait_ns, now > r->insert_ns ?
+				  now - r->insert_ns : 0);
 	unqueue(s, r);
 	r->state = CFQX_SRQ_DISPATCHED;
 	r->dispatch_ns = now;
@@ -1464,6 +1468,7 @@ bool cfqx_sched_complete(struct cfqx_sched *s, struct cfqx_sched_rq *r,
 		return false;
 	r->state = CFQX_SRQ_IDLE;
 	lat = now > r->dispatch_ns ? now - r->dispatch_ns : 0;
+	g->lat_ns = ewma(g->lat_ns, lat);
 	/* Exclusive device time: since the later of dispatch and the
 	 * previous completion. */
 	start = max_u64(r->dispatch_ns, s->last_complete_ns);

@@ -60,6 +60,7 @@ struct cfqx_sched_rq {
 	u8 head;			/* on sched->head (requeued at head) */
 	u8 alone;			/* dispatched to an idle device */
 	u8 pad[7];
+	u64 insert_ns;			/* when inserted */
 	u64 deadline_ns;		/* FIFO expiry (queued) */
 	u64 dispatch_ns;		/* when dispatched */
 	u64 charge;			/* cost charged at dispatch */
@@ -90,6 +91,8 @@ struct cfqx_sched_group {
 	u64 think_dev;			/* EWMA of |sample - think|, x16 */
 	u64 think_min;			/* its forgetting minimum, ns */
 	u64 avg_sectors;		/* EWMA of its request size, x16 */
+	u64 wait_ns;			/* EWMA of insert -> dispatch, x16 */
+	u64 lat_ns;			/* EWMA of dispatch -> complete, x16 */
 	u32 think_samples;
 	u32 pad2;
 	u64 anticipate_until;		/* 0: not anticipated */

@@ -278,6 +278,34 @@ Test(sched_book, insert_dispatch_complete_back_to_zero)
 	cr_assert_null(rq_next(&t, NULL));
 }
 
+/* The group's wait in the core and latency on the device (debugfs
+ * groups): EWMAs of insert -> dispatch and dispatch -> completion. */
+Test(sched_book, a_groups_wait_and_device_latency_are_measured)
+{
+	struct cfqx_sched_group g;
+	struct cfqx_sched_rq r[2], *x;
+	struct rig t;
+
+	rig_init(&t, 32);
+	cfqx_sched_group_init(&g);
+	rq_add(&t, &r[0], &g, 0, 8, true);
+	t.now += 100 * US;
+	x = rq_next(&t, NULL);
+	cr_assert_eq(x, &r[0]);
+	t.now += 300 * US;
+	rq_done(&t, x);
+	/* The first sample is the EWMA (x16). */
+	cr_assert_eq(g.wait_ns >> 4, 100 * US);
+	cr_assert_eq(g.lat_ns >> 4, 300 * US);
+	/* The next moves it an eighth of the way. */
+	rq_add(&t, &r[1], &g, 8, 8, true);
+	x = rq_next(&t, NULL);
+	t.now += 1100 * US;
+	rq_done(&t, x);
+	cr_assert_eq(g.wait_ns >> 4, 100 * US - 100 * US / 8);
+	cr_assert_eq(g.lat_ns >> 4, 300 * US + 100 * US);
+}
+
 Test(sched_book, requeue_gives_charge_back_and_goes_first)
 {
 	struct cfqx_sched_group a, b, *gs[] = { &a, &b };

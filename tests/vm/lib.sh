@@ -162,12 +162,22 @@ fair_mix() {
 		[ $s = cfqx ] && echo uid > $(iosched $dev group_by)
 		c0=$(head -n 1 /proc/stat)
 		x0=$(sed -n 's/^ctxt //p' /proc/stat)
-		run_fio $mix-$s "$job" || return 1
+		# cfqx's groups as they stand while the mix runs (they go when
+		# the processes do): the last of samples every half second.
+		if [ $s = cfqx ]; then
+			( while :; do sleep 0.5; awk 'NR > 1 && $7 > 0' $(schedfile $dev groups) > /tmp/groups.now
+				[ -s /tmp/groups.now ] && cp /tmp/groups.now /tmp/groups-$mix; done ) &
+			sampler=$!
+		fi
+		run_fio $mix-$s "$job" || { [ $s = cfqx ] && kill $sampler; return 1; }
+		[ $s = cfqx ] && { kill $sampler; wait $sampler 2>/dev/null; }
 		use=$(cpu_use "$c0" "$x0")
 		# What cfqx learned of the device in the mix (debugfs stats).
 		[ $s = cfqx ] && say "$mix: cfqx learned: $(grep -E \
 			'^(depth|lat_min_us|capacity_kib_s|depth_full|pace_refused|paced|late_wakes|idle_hit|idle_expired|timer_armed|timer_fired|stopped_seen|kicks|inline_runs|ready_us|held_order_us|held_depth_us|held_pace_us|held_idle_us|pace_kib_s) ' \
 			$(schedfile $dev stats) | tr '\n' ' ')"
+		[ $s = cfqx ] && say "$mix: cfqx groups (id: wait in the core / on the device / think, us, EWMA): $(awk \
+			'{ printf "%s: %s/%s/%s, ", $2, $11, $12, $10 }' /tmp/groups-$mix 2>/dev/null)"
 		say "$mix: $s: guest CPU $use; per group (uid lat_us cycle_us): $(group_lat $FIO_OUT/$mix-$s.json | tr '\n' ',')"
 		got=$(group_bw $FIO_OUT/$mix-$s.json | awk '{print $2}' | tr '\n' ' ')
 		res="$res$s:$got;"
