@@ -109,11 +109,11 @@ nullb_destroy nbbasic
 # outside a plug with a kblockd queue run (6.1; 6.12 plugs every
 # submission in __submit_bio(), and the plug's flush runs the queue in
 # place); cfqx's insert runs the queue itself (cfqx_may_run_inline()).
-# On a null_blk
-# that completes inside queue_rq the reader then does not sleep: context
-# switches per read, under none, mq-deadline and cfqx in this boot.
+# On a null_blk that completes inside queue_rq the reader then does not
+# sleep: context switches per read, under none, mq-deadline and cfqx in
+# this boot.
 dev=$(nullb_create nbinline queue_mode=2 irqmode=0 size=1024 memory_backed=0) ||
-	notok "create the inline null_blk"
+	{ notok "create the inline null_blk"; exit $FAILED; }
 switches_per_read() { # SCHED: context switches per read of a psync reader
 	local x0 n0
 	set_sched $dev $1
