@@ -355,8 +355,9 @@ static void cfqx_requeue_request(struct request *rq)
  * insert of a bio submitted outside a plug with an asynchronous queue run
  * (kblockd, on the hardware queue's CPUs in turn; 6.1 does, 6.12 plugs
  * every submission and runs the queue at the plug's flush), where
- * without an elevator it issues the request from the submitter.  A
- * one-deep reader whose request the core would dispatch at once then
+ * without an elevator it issues the request from the submitter (6.1
+ * submits a psync read, and a libaio io_submit() of up to two requests,
+ * outside a plug).  A request the core would dispatch at once then
  * waits for a kworker, and in a VM on a busy host for a vCPU the host
  * has descheduled.  From a task that may sleep and is not on its way to
  * sleep (a plug flushed from schedule()), the hook runs the queue here
