@@ -18,7 +18,11 @@
  * flight, then to the one served longest ago.  V never trails the least
  * backlogged vtime by more than a round, and no group trails V by more
  * than a round when it wakes from idle (four while it thinks): unused
- * service is not banked (2.6.10 decayed history by >>3 a second).  A group
+ * service is not banked (2.6.10 decayed history by >>3 a second).  Nor
+ * does V run more than four rounds ahead of a group the pace keeps from
+ * its turn (its large request does not fit the budget yet, and smaller
+ * ones of groups ahead of it do): the others' dispatches move V, and
+ * without the bound the order would hold nobody for it.  A group
  * that wants less than an equal split gets all it asks, and the groups
  * that want more split the rest: max-min fairness.
  *
@@ -862,11 +866,12 @@ static bool backlogged(const struct cfqx_sched *s,
  * completion.  Ends anticipation windows that are over (s->next_wake: the
  * earliest one still open); counts the backlogged groups
  * (s->nr_backlogged) and moves V up to one round below the least
- * backlogged vtime; keeps the other active groups within
- * CFQX_THINK_ROUNDS of V.  A busy group may dispatch when it is no more
- * than one round ahead of V and, while groups contend, the device is below
- * the contended depth or the group has nothing in flight (2.6.10's first
- * pass).  Of those the least vtime wins, then fewer in flight, then the
+ * backlogged vtime, and down to CFQX_THINK_ROUNDS above the least vtime
+ * the pace holds; keeps the other active groups within CFQX_THINK_ROUNDS
+ * of V.  A busy group may dispatch when it is no more than one round
+ * ahead of V and, while groups contend, the device is below the contended
+ * depth or the group has nothing in flight (2.6.10's first pass).  Of
+ * those the least vtime wins, then fewer in flight, then the
  * one served longest ago (the active list is in service order).  When
  * none may, the least vtime busy group goes anyway once the device would
  * otherwise idle: nothing in flight, or on a paced device, holding on
@@ -877,7 +882,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 {
 	struct cfqx_sched_group *best = NULL, *least = NULL;
 	struct cfqx_link *at, *next;
-	u64 c = credit(s, p), vmin = ~0ULL, pace_at = ~0ULL;
+	u64 c = credit(s, p), vmin = ~0ULL, pace_at = ~0ULL, vpaced = ~0ULL;
 	u32 busy = 0;
 	/* thin: the least served backlogged group has nothing queued */
 	bool below, paced_now, thin = false;
@@ -952,6 +957,7 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 				s->pace_held = 1;
 				hold = CFQX_HOLD_PACE;
 				pace_at = min_u64(pace_at, t);
+				vpaced = min_u64(vpaced, g->vtime);
 				continue;
 			}
 		}
@@ -959,6 +965,11 @@ static struct cfqx_sched_group *choose(struct cfqx_sched *s,
 		    (g->vtime == best->vtime && g->in_flight < best->in_flight))
 			best = g;
 	}
+	/* A group the pace holds falls behind V while the others' smaller
+	 * requests fit the budget and move V: within a few rounds of it,
+	 * the order holds them until its request fits. */
+	if (vpaced != ~0ULL && s->vclock > vpaced + CFQX_THINK_ROUNDS * c)
+		s->vclock = vpaced + CFQX_THINK_ROUNDS * c;
 	/* A disk: keep serving the group it is on while it may (a seek
 	 * to another group's region per request wastes the disk), and
 	 * while its requests are in flight, or it thinks within its

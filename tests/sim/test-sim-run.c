@@ -368,6 +368,31 @@ static void expect_targets(const struct pair *pr)
 		      pr->cfqx.f.worst_share);
 }
 
+/* Two deep groups on the throttled nullb, one of 256 KiB requests, one of
+ * 64 KiB, beside three one-deep readers.  The pace finds room for the
+ * 64 KiB requests before the 256 KiB ones, so the big group took fewer
+ * turns than it was owed, and V, moved by everyone else's dispatches, ran
+ * ever further ahead of it: nobody was more than a round ahead of V, so
+ * the order held nobody for it (0.59 of its share, the 64 KiB group 1.52;
+ * matrix m195).  V now stays within four rounds of a group the pace
+ * holds: every group gets its share, and issue 9's targets hold. */
+Test(simrun, a_group_the_pace_delays_still_gets_its_turns)
+{
+	static const char text[] =
+		"[global]\ndirect=1\nsize=2g\nruntime=4\ntime_based\n"
+		"[big]\nioengine=io_uring\niodepth=32\nrw=randread\nbs=256k\n"
+		"[deep]\nioengine=libaio\niodepth=32\nrw=write\nbs=64k\n"
+		"offset=2g\n"
+		"[r1]\nrw=read\nbs=32k\nthinktime=900\noffset=4g\n"
+		"[r2]\nrw=read\nbs=32k\nthinktime=900\noffset=6g\n"
+		"[r3]\nrw=read\nbs=32k\nthinktime=900\noffset=8g\n";
+	struct pair pr;
+
+	eval_pair(text, "nullb", CFQX_BY_TGID, &pr);
+	expect_targets(&pr);
+	pair_free(&pr);
+}
+
 /* The guest stood still a third of the run or more, and cfqx met the
  * targets all the same. */
 static void expect_unmoved_by_freeze(const struct pair *pr)
