@@ -81,6 +81,8 @@ wait_until() {
 # ios DEV: completed reads + writes; io_since DEV N: more than N now.
 ios() { awk '{ print $1 + $5 }' /sys/block/$1/stat; }
 io_since() { [ "$(ios $1)" -gt "$2" ]; }
+# ctxt: context switches since boot, all CPUs (/proc/stat).
+ctxt() { sed -n 's/^ctxt //p' /proc/stat; }
 
 set_sched() { echo "$2" > /sys/block/$1/queue/scheduler; }
 cur_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/block/$1/queue/scheduler; }
@@ -134,7 +136,7 @@ group_lat() {
 # since that "ctxt" count.  A mix that keeps the CPUs near 100% is bound
 # by the guest CPU, not the device.
 cpu_use() {
-	echo "$1 $(head -n 1 /proc/stat) $2 $(sed -n 's/^ctxt //p' /proc/stat)" | awk '{ n = 11
+	echo "$1 $(head -n 1 /proc/stat) $2 $(ctxt)" | awk '{ n = 11
 		for (i = 2; i <= n; i++) { d[i] = $(i + n) - $i; t += d[i] }
 		if (!t) t = 1
 		printf "%.0f%% busy (user %.0f%% sys %.0f%% irq %.0f%% softirq %.0f%%, %d context switches)",
@@ -161,7 +163,7 @@ fair_mix() {
 		set_sched $dev $s
 		[ $s = cfqx ] && echo uid > $(iosched $dev group_by)
 		c0=$(head -n 1 /proc/stat)
-		x0=$(sed -n 's/^ctxt //p' /proc/stat)
+		x0=$(ctxt)
 		# cfqx's groups as they stand while the mix runs (they go when
 		# the processes do): the last of samples every half second.
 		if [ $s = cfqx ]; then

@@ -117,10 +117,10 @@ dev=$(nullb_create nbinline queue_mode=2 irqmode=0 size=1024 memory_backed=0) ||
 switches_per_read() { # SCHED: context switches per read of a psync reader
 	local x0 n0
 	set_sched $dev $1
-	x0=$(sed -n 's/^ctxt //p' /proc/stat); n0=$(ios $dev)
+	x0=$(ctxt); n0=$(ios $dev)
 	fio --name=inline --filename=/dev/$dev --direct=1 --rw=randread --bs=4k \
 		--ioengine=psync --runtime=1 --time_based=1 --output=/dev/null >/dev/null 2>&1
-	awk -v x="$(( $(sed -n 's/^ctxt //p' /proc/stat) - x0 ))" -v n="$(( $(ios $dev) - n0 ))" \
+	awk -v x="$(( $(ctxt) - x0 ))" -v n="$(( $(ios $dev) - n0 ))" \
 		'BEGIN { printf "%.3f", n ? x / n : 99 }'
 }
 no=$(switches_per_read none)
